@@ -1,0 +1,79 @@
+"""The ``benchspace`` command: one module per subcommand, errors caught once here."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+from types import ModuleType
+
+from harness import __version__
+from harness.errors import BenchspaceError
+
+# Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
+# run(args) -> int. Only the chosen subcommand's module is imported, so a quick command never
+# pays for the heavy imports of another (pandas, xgboost, cutlass_library).
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "validate": ("validate", "check space files without running anything"),
+    "tune": ("tune", "sweep benchmark executables into a profile (resumable)"),
+    "sensitivity": ("sensitivity", "measure noise, rank parameters, write a pruned space"),
+    "generate": ("generate", "generate the bucketed constexpr header from a profile"),
+    "review": ("review", "compare a generated header with the checked-in one"),
+    "port": ("port", "write chosen constants into the checked-in header in place"),
+    "ab": ("ab", "A/B two environments or executables, interleaved, with statistics"),
+    "confirm": ("confirm", "A/B each proposed change at its consumers"),
+    "cutlass": ("cutlass", "CUTLASS SM90 GEMM catalogue, data and kernel selector"),
+}
+
+
+def _load(name: str) -> ModuleType | None:
+    module_name = f"harness.cli.{SUBCOMMANDS[name][0]}"
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name == module_name:
+            return None
+        raise
+
+
+def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
+    """The argument parser; only ``chosen`` (or, with None, every) subcommand is loaded."""
+    parser = argparse.ArgumentParser(
+        prog="benchspace",
+        description="Sweep benchmark executables over JSON spaces, prune, and generate "
+        "tuned constexpr headers.",
+    )
+    parser.add_argument("--version", action="version", version=f"benchspace {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name, (_, help_text) in SUBCOMMANDS.items():
+        if chosen is not None and name != chosen:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = _load(name)
+        if module is None:
+            continue
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        module.add_arguments(sp)
+        sp.set_defaults(_run=module.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the console script; returns the exit code."""
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    chosen = next((a for a in args_list if not a.startswith("-")), None)
+    parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
+    args = parser.parse_args(args_list)
+    try:
+        return int(args._run(args))
+    except BenchspaceError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
