@@ -1,0 +1,189 @@
+"""Sweep a space's benchmark executables into a profile (every attempt kept, resumable)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from harness.errors import BenchspaceError, UsageError
+from harness.executor import DaskExecutor, Executor, LocalExecutor
+from harness.invoke import RunOptions
+from harness.probe import probe_bench
+from harness.progress import Progress
+from harness.provenance import gpu_info
+from harness.space import Space, load_space
+from harness.tune import TuneOptions, tune
+
+HeaderCheck = Callable[[Space, bool], list[str]]
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Options as BatchLAS's tune.py, plus the ones a robust sweep needs."""
+    parser.add_argument("--space", required=True, type=Path, help="space file (JSON)")
+    parser.add_argument("--build-dir", type=Path, default=Path("build"), help="default: build")
+    parser.add_argument(
+        "--out", type=Path, help="profile (default <build-dir>/tuning/profile.json)"
+    )
+    parser.add_argument("--store", type=Path, help="measurement store (default beside the profile)")
+    parser.add_argument("--backend", default="CPU", help="passed to minibench executables")
+    parser.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
+    parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
+    parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
+    parser.add_argument(
+        "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
+    )
+    parser.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    parser.add_argument("--timeout", type=float, help="seconds per invocation (default 600)")
+    parser.add_argument("--repeats", type=int, help="process-level repeats per configuration")
+    parser.add_argument("--bench", action="append", default=[], help="only these benches")
+    parser.add_argument("--skip-missing", action="store_true", help="skip absent executables")
+    parser.add_argument(
+        "--allow-failures",
+        "--skip-failed",
+        dest="allow_failures",
+        action="store_true",
+        help="exit 0 despite failed configurations (they are still recorded and listed)",
+    )
+    parser.add_argument("--rerun", action="store_true", help="ignore the store's cache")
+    parser.add_argument(
+        "--validate", action="store_true", help="one cheap invocation per bench, then exit"
+    )
+    parser.add_argument(
+        "--include-incumbent",
+        action="store_true",
+        help="accept header incumbents missing from a grid (they compete only where measured)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress output")
+    # BatchLAS's timing flags, passed to minibench executables.
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
+    parser.add_argument("--min-iters", type=int, default=1)
+    parser.add_argument("--max-iters", type=int, default=20)
+
+
+def _header_check() -> HeaderCheck | None:
+    # The header rules live with the generator; a space without a header needs neither.
+    try:
+        from generators.rules import check_space_header
+    except ImportError:
+        return None
+    return check_space_header
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep or the validation."""
+    if args.topk < 1:
+        raise UsageError(f"--topk: {args.topk} must be at least 1")
+    if args.repeats is not None and args.repeats < 1:
+        raise UsageError(f"--repeats: {args.repeats} must be at least 1")
+    if args.timeout is not None and args.timeout <= 0:
+        raise UsageError(f"--timeout: {args.timeout} must be positive")
+    space = load_space(args.space)
+    gpu, _ = gpu_info()
+    run_options = RunOptions(
+        build_dir=args.build_dir,
+        backend=args.backend,
+        dtype=args.dtype,
+        timeout_s=args.timeout or 600.0,
+        warmup=args.warmup,
+        min_time_ms=args.min_time,
+        min_iters=args.min_iters,
+        max_iters=args.max_iters,
+        host=__import__("platform").node(),
+        device=gpu or "cpu",
+    )
+    unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]
+    if unknown:
+        known = ", ".join(b.name for b in space.benches)
+        raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
+    check = _header_check()
+    problems = check(space, args.include_incumbent) if check is not None else []
+    if args.validate:
+        return _validate(space, run_options, args, problems)
+    if problems:
+        raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
+    out = args.out or args.build_dir / "tuning" / "profile.json"
+    store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
+    options = TuneOptions(
+        out=out,
+        store=store,
+        run=run_options,
+        topk=args.topk,
+        repeats=args.repeats,
+        timeout_s=args.timeout,
+        skip_missing=args.skip_missing,
+        allow_failures=args.allow_failures,
+        rerun=args.rerun,
+        benches=tuple(args.bench),
+        command=("benchspace", "tune", *sys.argv[2:])
+        if sys.argv[1:2] == ["tune"]
+        else tuple(sys.argv),
+    )
+    executor: Executor
+    if args.dask:
+        executor = DaskExecutor(args.dask)
+    else:
+        gpus = [g for g in args.gpus.split(",") if g.strip()]
+        executor = LocalExecutor(args.jobs, gpus)
+    progress = Progress(quiet=args.quiet)
+    try:
+        outcome = tune(space, options, executor=executor, progress=progress)
+    finally:
+        progress.close()
+        if isinstance(executor, DaskExecutor):
+            executor.close()
+    _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
+    if outcome.missing:
+        print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
+        return 1
+    if outcome.failures and not args.allow_failures:
+        print(
+            f"{outcome.failures} failed invocations (listed above and in the profile); "
+            "pass --allow-failures to exit 0 anyway",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _validate(
+    space: Space, options: RunOptions, args: argparse.Namespace, problems: list[str]
+) -> int:
+    failed = 0
+    for problem in problems:
+        print(f"{'failed':<8} header: {problem}")
+        failed += 1
+    benches = [b for b in space.benches if not args.bench or b.name in args.bench]
+    for bench in benches:
+        result = probe_bench(bench, options, skip_missing=args.skip_missing)
+        print(result.line(), flush=True)
+        failed += result.state in ("failed", "missing")
+    checked = sum(1 for _ in benches)
+    print(f"validated {checked} benches of {args.space}: {failed} problems")
+    return 1 if failed else 0
+
+
+def _summary(
+    profile: dict[str, object],
+    out: Path,
+    store: Path,
+    executed: int,
+    cached: int,
+    skipped: tuple[str, ...],
+) -> None:
+    results = profile["results"]
+    assert isinstance(results, list)
+    for result in results:
+        best = result.get("best")
+        shown = best["params"] if best else "(no combo covers every case; see per_case_best)"
+        print(f"{result['bench']}: best {shown}")
+        for failure in result["failures"]:
+            print(
+                f"  {failure['status']}: case {failure['case_index']} "
+                f"{failure['params']}: {failure['error']}"
+            )
+    if skipped:
+        print(f"skipped (no executable): {', '.join(skipped)}")
+    print(f"{executed} invocations run, {cached} from the store; profile {out}, store {store}")

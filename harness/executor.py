@@ -1,0 +1,100 @@
+"""Executors: run invocations concurrently and yield Measurements as they finish.
+
+The local executor runs N invocations at once on this machine (CPU workers, or one worker per
+GPU pinned with ``CUDA_VISIBLE_DEVICES``). The Dask executor sends the same function to a Dask
+distributed scheduler (an address, or a dask-jobqueue cluster's), so one code path serves one
+machine and many.
+"""
+
+from __future__ import annotations
+
+import queue
+from collections.abc import Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import replace
+from typing import Protocol
+
+from harness.errors import UsageError
+from harness.invoke import Invocation, run_invocation
+from harness.measurement import Measurement
+
+
+class Executor(Protocol):
+    """Runs invocations; yields one Measurement per invocation, in completion order."""
+
+    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
+        """Run all invocations."""
+        ...
+
+
+class LocalExecutor:
+    """A pool of worker threads, each running one subprocess at a time."""
+
+    def __init__(self, jobs: int = 1, gpus: Sequence[str] = ()) -> None:
+        if jobs < 1:
+            raise UsageError(f"--jobs: {jobs} must be at least 1")
+        self.gpus = list(gpus)
+        self.jobs = len(self.gpus) if self.gpus else jobs
+        self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
+        for gpu in self.gpus:
+            self._free.put(gpu)
+
+    def _run_one(self, inv: Invocation) -> Measurement:
+        if not self.gpus:
+            return run_invocation(inv)
+        gpu = self._free.get()
+        try:
+            pinned = replace(
+                inv, extra_env={**inv.extra_env, "CUDA_VISIBLE_DEVICES": gpu}, device=f"gpu{gpu}"
+            )
+            return run_invocation(pinned)
+        finally:
+            self._free.put(gpu)
+
+    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
+        """Run with at most ``jobs`` invocations in flight, in submission order."""
+        if self.jobs == 1:
+            for inv in invocations:
+                yield self._run_one(inv)
+            return
+        pending = iter(invocations)
+        with ThreadPoolExecutor(max_workers=self.jobs) as pool:
+            running: set[Future[Measurement]] = set()
+            for inv in pending:
+                running.add(pool.submit(self._run_one, inv))
+                if len(running) >= self.jobs:
+                    break
+            while running:
+                done, running = wait(running, return_when=FIRST_COMPLETED)
+                for fut in done:
+                    yield fut.result()
+                    nxt = next(pending, None)
+                    if nxt is not None:
+                        running.add(pool.submit(self._run_one, nxt))
+
+
+class DaskExecutor:
+    """Send invocations to a Dask distributed scheduler; results come back as they finish."""
+
+    def __init__(self, address: str) -> None:
+        try:
+            from distributed import Client
+        except ImportError as exc:  # optional dependency
+            raise UsageError(
+                "--dask needs the 'distributed' package: pip install 'benchspace[dist]'"
+            ) from exc
+        self._client = Client(address)
+
+    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
+        """Submit everything; the scheduler decides placement."""
+        from distributed import as_completed
+
+        futures = [self._client.submit(run_invocation, inv, pure=False) for inv in invocations]
+        for fut in as_completed(futures):
+            result = fut.result()
+            assert isinstance(result, Measurement)
+            yield result
+
+    def close(self) -> None:
+        """Disconnect from the scheduler."""
+        self._client.close()

@@ -1,0 +1,196 @@
+"""Planning: expand a bench's cases and grids into the configurations a sweep must measure.
+
+Pure: no files, subprocesses, clocks or environment. The semantics follow the space format:
+
+* Per-case grids are searched as a union. A *combo* assigns a value to every key of the
+  union; a case runs the combo only when each key the case tunes takes a value from the
+  case's own list, and runs its *projection* onto the keys it tunes (so a case never receives
+  a value it did not ask for, and two combos with the same projection are measured once).
+* Only combos legal for every case can enter the cross-case ``best``/``top``.
+* Pre-tune phases run first, over their own cases; parameters a phase does not tune take the
+  first value of the case's own grid. Their winners become fixed for every later phase and
+  for the main sweep.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+
+from harness.measurement import Value
+from harness.space import Bench, Case, Space
+
+ParamValue = Value | None
+Config = tuple[tuple[str, ParamValue], ...]
+"""A configuration: sorted (name, value) pairs of the tuned parameters. Hashable."""
+
+
+def make_config(values: Mapping[str, ParamValue]) -> Config:
+    """Freeze a parameter mapping into a hashable, order-independent configuration."""
+    return tuple(sorted(values.items()))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Task:
+    """One configuration of one case, to be measured ``repeats`` times."""
+
+    bench: str
+    case_index: int
+    phase: str
+    config: Config
+    """Tuned parameters (grid, pre-tuned and env parameters)."""
+
+    def params(self) -> dict[str, ParamValue]:
+        """The tuned parameters as a dict."""
+        return dict(self.config)
+
+
+def _value_key(value: ParamValue) -> tuple[int, float, str]:
+    # Sort numbers numerically, then strings, with None (unset) first: deterministic order.
+    if value is None:
+        return (0, 0.0, "")
+    if isinstance(value, bool):
+        return (1, float(value), "")
+    if isinstance(value, int | float):
+        return (2, float(value), "")
+    return (3, 0.0, str(value))
+
+
+def union_grid(cases: Sequence[Case], exclude: Sequence[str] = ()) -> dict[str, list[ParamValue]]:
+    """Per tuned key (first-seen order), the sorted union of its values over ``cases``."""
+    grid: dict[str, list[ParamValue]] = {}
+    for case in cases:
+        for key, values in case.tune.items():
+            if key in exclude:
+                continue
+            bucket = grid.setdefault(key, [])
+            for value in values:
+                if value not in bucket:
+                    bucket.append(value)
+    return {key: sorted(values, key=_value_key) for key, values in grid.items()}
+
+
+def iter_combos(grid: Mapping[str, Sequence[ParamValue]]) -> Iterator[dict[str, ParamValue]]:
+    """The Cartesian product of a grid, in a deterministic order."""
+    keys = list(grid)
+    for values in itertools.product(*(grid[k] for k in keys)):
+        yield dict(zip(keys, values, strict=True))
+
+
+def case_allows(case: Case, combo: Mapping[str, ParamValue]) -> bool:
+    """Whether every key the case tunes takes a value from the case's own list."""
+    return all(combo[key] in values for key, values in case.tune.items() if key in combo)
+
+
+def project(case: Case, combo: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
+    """The part of a combo the case actually receives: the keys it tunes."""
+    return {key: combo[key] for key in case.tune if key in combo}
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreTunePlan:
+    """The tasks of one pre-tune phase, grouped by the phase combo they test."""
+
+    index: int
+    combos: tuple[Config, ...]
+    cases: tuple[int, ...]
+    tasks: tuple[tuple[Config, Task], ...]
+    """(phase combo, task) pairs; one task per (combo, case)."""
+
+
+def plan_pre_tune(bench: Bench, index: int, resolved: Mapping[str, ParamValue]) -> PreTunePlan:
+    """Tasks for pre-tune phase ``index`` given the winners of earlier phases."""
+    phase = bench.pre_tune[index]
+    combos: list[Config] = []
+    tasks: list[tuple[Config, Task]] = []
+    for combo in iter_combos(phase.params):
+        frozen = make_config(combo)
+        combos.append(frozen)
+        for case_index in phase.cases:
+            case = bench.cases[case_index]
+            values: dict[str, ParamValue] = {}
+            for key, grid in case.tune.items():
+                if key not in phase.params and key not in resolved:
+                    values[key] = grid[0]
+            values.update(resolved)
+            values.update(combo)
+            task = Task(
+                bench=bench.name,
+                case_index=case_index,
+                phase=f"pre_tune[{index}]",
+                config=make_config(values),
+            )
+            tasks.append((frozen, task))
+    return PreTunePlan(index=index, combos=tuple(combos), cases=phase.cases, tasks=tuple(tasks))
+
+
+@dataclass(frozen=True, kw_only=True)
+class MainPlan:
+    """The main sweep of one bench: combos of the union grid and the per-case tasks."""
+
+    grid: Mapping[str, tuple[ParamValue, ...]]
+    resolved: Mapping[str, ParamValue]
+    combos: tuple[Config, ...]
+    legal: Mapping[Config, tuple[int, ...]]
+    """Combo -> indices of the cases for which it is legal."""
+    tasks: tuple[Task, ...]
+    """Distinct (case, projected configuration) pairs, in combo order."""
+
+    def covering(self, n_cases: int) -> tuple[Config, ...]:
+        """Combos legal for every case."""
+        return tuple(c for c in self.combos if len(self.legal[c]) == n_cases)
+
+    def case_config(self, combo: Config, case: Case) -> Config:
+        """The configuration a case runs for a combo (its projection plus pre-tuned values)."""
+        values = project(case, dict(combo))
+        values.update(self.resolved)
+        return make_config(values)
+
+
+def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
+    """Tasks of the main sweep, with pre-tune winners ``resolved`` fixed."""
+    grid = union_grid(bench.cases, exclude=tuple(resolved))
+    combos: list[Config] = []
+    legal: dict[Config, tuple[int, ...]] = {}
+    tasks: list[Task] = []
+    seen: set[tuple[int, Config]] = set()
+    for combo in iter_combos(grid):
+        frozen = make_config(combo)
+        combos.append(frozen)
+        ok_cases = []
+        for case in bench.cases:
+            if not case_allows(case, combo):
+                continue
+            ok_cases.append(case.index)
+            values = project(case, combo)
+            values.update(resolved)
+            config = make_config(values)
+            if (case.index, config) in seen:
+                continue
+            seen.add((case.index, config))
+            tasks.append(Task(bench=bench.name, case_index=case.index, phase="main", config=config))
+        legal[frozen] = tuple(ok_cases)
+    return MainPlan(
+        grid={k: tuple(v) for k, v in grid.items()},
+        resolved=dict(resolved),
+        combos=tuple(combos),
+        legal=legal,
+        tasks=tuple(tasks),
+    )
+
+
+def count_bench_invocations(bench: Bench) -> int:
+    """Invocations one repeat of the bench costs: pre-tune tasks plus distinct main tasks."""
+    total = 0
+    resolved: dict[str, ParamValue] = {}
+    for index, phase in enumerate(bench.pre_tune):
+        total += len(plan_pre_tune(bench, index, resolved).tasks)
+        # The winner is unknown before measuring; any value gives the same count.
+        resolved.update({key: values[0] for key, values in phase.params.items()})
+    return total + len(plan_main(bench, resolved).tasks)
+
+
+def count_invocations(space: Space) -> int:
+    """Invocations one repeat of the whole space costs."""
+    return sum(count_bench_invocations(bench) for bench in space.benches)

@@ -1,0 +1,42 @@
+"""Shared fixtures: fake benchmark executables in a build tree, space files in tmp dirs."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+FAKES = Path(__file__).parent / "fakes"
+
+
+def install_fake(build_dir: Path, name: str, script: str = "fake_bench.py") -> Path:
+    """Put an executable shim ``<build>/benchmarks/<name>`` that runs a fake script."""
+    target = build_dir / "benchmarks" / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKES / script}" "$@"\n')
+    target.chmod(0o755)
+    return target
+
+
+@pytest.fixture
+def fake_build(tmp_path: Path) -> Path:
+    """A build dir holding ``fake_benchmark`` (minibench CSV / gbench JSON speaker)."""
+    build = tmp_path / "build"
+    install_fake(build, "fake_benchmark")
+    return build
+
+
+@pytest.fixture
+def write_space(tmp_path: Path) -> Callable[..., Path]:
+    """Write a space file from a list of bench entries (plus top-level extras)."""
+
+    def write(benches: list[dict[str, Any]], name: str = "space.json", **top: Any) -> Path:
+        path = tmp_path / name
+        path.write_text(json.dumps({"spaces": benches, **top}, indent=2))
+        return path
+
+    return write

@@ -1,0 +1,127 @@
+#!/usr/bin/env python3
+"""A fake benchmark executable: deterministic output from its argv and environment.
+
+Speaks two output formats, chosen by the flags it is given: minibench CSV (``--csv=FILE``)
+and Google Benchmark JSON (``--benchmark_out=FILE``); with neither, it prints a CSV table to
+stdout. Positional arguments are integers (``n block ...``); the metric is a smooth function
+of them with its minimum at ``block == FAKE_BEST`` (default 32), and ``FAKE_LANES`` from the
+environment scales it, so env parameters matter.
+
+Faults, chosen per invocation by ``FAKE_MODE`` (environment) or by a positional value equal to
+``FAKE_CRASH_AT`` etc.: ``ok``, ``rows`` (several rows), ``crash`` (SIGSEGV), ``hang``,
+``exit1``, ``garbage``, ``partial`` (output cut mid-row), ``slow`` (sleeps FAKE_SLEEP s).
+Every invocation appends its argv to ``FAKE_LOG`` when set, so tests can count runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def _mode(args: list[int]) -> str:
+    for mode in ("crash", "hang", "exit1", "garbage", "partial", "slow"):
+        trigger = os.environ.get(f"FAKE_{mode.upper()}_AT")
+        if trigger is not None and int(trigger) in args:
+            return mode
+    return os.environ.get("FAKE_MODE", "ok")
+
+
+def _value(args: list[int]) -> float:
+    n = args[0] if args else 64
+    block = args[1] if len(args) > 1 else 32
+    best = int(os.environ.get("FAKE_BEST", "32"))
+    lanes = int(os.environ.get("FAKE_LANES", "4") or 4)
+    lane_cost = 1.0 + abs(lanes - 4) / 8.0
+    return n * (1.0 + ((block - best) / 64.0) ** 2) * lane_cost
+
+
+def main(argv: list[str]) -> int:
+    log = os.environ.get("FAKE_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            fh.write(json.dumps(argv) + "\n")
+    csv_out = json_out = None
+    positional: list[int] = []
+    for arg in argv:
+        if arg.startswith("--csv="):
+            csv_out = arg.split("=", 1)[1]
+        elif arg.startswith("--benchmark_out="):
+            json_out = arg.split("=", 1)[1]
+        elif arg.startswith("-"):
+            continue
+        else:
+            positional.append(int(arg))
+    mode = _mode(positional)
+    if mode == "crash":
+        sys.stderr.write("fake: segfault coming\n")
+        sys.stderr.flush()
+        os.kill(os.getpid(), signal.SIGSEGV)
+    if mode == "hang":
+        time.sleep(3600)
+    if mode == "slow":
+        time.sleep(float(os.environ.get("FAKE_SLEEP", "1")))
+    if mode == "exit1":
+        sys.stderr.write("fake: bad arguments\n")
+        return 1
+    value = _value(positional)
+    rows = [("BM_FAKE<float>", value)]
+    if mode == "rows" or os.environ.get("FAKE_ROWS"):
+        rows = [("BM_FAKE_SETUP<float>", 1.0), ("BM_FAKE_MAIN<float>", value)]
+    text = _gbench(rows, positional) if json_out is not None else _minibench(rows, positional)
+    if mode == "garbage":
+        text = "\x00\x01 not a benchmark table \ufffd\n"
+    if mode == "partial":
+        text = text[: len(text) // 2]
+    target = csv_out or json_out
+    if target:
+        with open(target, "w", encoding="utf-8") as fh:
+            fh.write(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _minibench(rows: list[tuple[str, float]], args: list[int]) -> str:
+    head = ["name"] + [f"arg{i}" for i in range(len(args))]
+    head += ["iterations", "avg_ms", "stddev_ms", "Time (µs) / matrix", "Time (µs) / matrix_std"]
+    lines = [",".join(head)]
+    for name, value in rows:
+        cells = [f'"{name}"'] + [str(a) for a in args]
+        cells += ["10", f"{value / 1000:.6f}", "0.000100", f"{value:.6f}", f"{value / 100:.6f}"]
+        lines.append(",".join(cells))
+    return "\n".join(lines) + "\n"
+
+
+def _gbench(rows: list[tuple[str, float]], args: list[int]) -> str:
+    names = ["n", "block", "c", "d", "e"]
+    suffix = "".join(f"/{names[i]}:{a}" for i, a in enumerate(args))
+    benchmarks = []
+    for name, value in rows:
+        run_name = name.split("<")[0] + suffix
+        benchmarks.append(
+            {
+                "name": run_name,
+                "run_name": run_name,
+                "run_type": "iteration",
+                "repetitions": 1,
+                "repetition_index": 0,
+                "threads": 1,
+                "iterations": 100,
+                "real_time": value,
+                "cpu_time": value,
+                "time_unit": "ns",
+            }
+        )
+    doc = {
+        "context": {"date": "2026-11-29T00:00:00+00:00", "num_cpus": 2},
+        "benchmarks": benchmarks,
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
