@@ -14,16 +14,39 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Protocol
 
+from harness.batch import Batch, execute_batch
 from harness.errors import UsageError
 from harness.invoke import Invocation, run_invocation
 from harness.measurement import Measurement
 
+Job = Invocation | Batch
+"""One process to run: a single invocation, or a batch of configurations."""
+
+
+def run_job(job: Job) -> list[Measurement]:
+    """Run one job; one Measurement per configuration it holds."""
+    if isinstance(job, Batch):
+        return execute_batch(job)
+    return [run_invocation(job)]
+
+
+def pin(job: Job, gpu: str) -> Job:
+    """The job with ``CUDA_VISIBLE_DEVICES`` set to one GPU."""
+
+    def one(inv: Invocation) -> Invocation:
+        env = {**inv.extra_env, "CUDA_VISIBLE_DEVICES": gpu}
+        return replace(inv, extra_env=env, device=f"{inv.device or 'gpu'}:{gpu}")
+
+    if isinstance(job, Batch):
+        return replace(job, members=tuple(one(m) for m in job.members))
+    return one(job)
+
 
 class Executor(Protocol):
-    """Runs invocations; yields one Measurement per invocation, in completion order."""
+    """Runs jobs; yields each job's Measurements as the job finishes."""
 
-    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
-        """Run all invocations."""
+    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
+        """Run all jobs."""
         ...
 
 
@@ -39,27 +62,24 @@ class LocalExecutor:
         for gpu in self.gpus:
             self._free.put(gpu)
 
-    def _run_one(self, inv: Invocation) -> Measurement:
+    def _run_one(self, job: Job) -> list[Measurement]:
         if not self.gpus:
-            return run_invocation(inv)
+            return run_job(job)
         gpu = self._free.get()
         try:
-            pinned = replace(
-                inv, extra_env={**inv.extra_env, "CUDA_VISIBLE_DEVICES": gpu}, device=f"gpu{gpu}"
-            )
-            return run_invocation(pinned)
+            return run_job(pin(job, gpu))
         finally:
             self._free.put(gpu)
 
-    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
-        """Run with at most ``jobs`` invocations in flight, in submission order."""
+    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
+        """Run with at most ``jobs`` processes in flight, in submission order."""
         if self.jobs == 1:
-            for inv in invocations:
-                yield self._run_one(inv)
+            for job in jobs:
+                yield self._run_one(job)
             return
-        pending = iter(invocations)
+        pending = iter(jobs)
         with ThreadPoolExecutor(max_workers=self.jobs) as pool:
-            running: set[Future[Measurement]] = set()
+            running: set[Future[list[Measurement]]] = set()
             for inv in pending:
                 running.add(pool.submit(self._run_one, inv))
                 if len(running) >= self.jobs:
@@ -85,14 +105,14 @@ class DaskExecutor:
             ) from exc
         self._client = Client(address)
 
-    def run(self, invocations: Sequence[Invocation]) -> Iterator[Measurement]:
+    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
         """Submit everything; the scheduler decides placement."""
         from distributed import as_completed
 
-        futures = [self._client.submit(run_invocation, inv, pure=False) for inv in invocations]
+        futures = [self._client.submit(run_job, job, pure=False) for job in jobs]
         for fut in as_completed(futures):
             result = fut.result()
-            assert isinstance(result, Measurement)
+            assert isinstance(result, list)
             yield result
 
     def close(self) -> None:

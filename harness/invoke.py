@@ -183,6 +183,18 @@ def build_invocation(
     )
 
 
+def scratch_root() -> str | None:
+    """Where per-invocation temporary directories go: $BENCHSPACE_TMPDIR, else a RAM-backed
+    /dev/shm where there is one (directory creation and removal cost milliseconds on some
+    disks, as much as a small benchmark), else the system default."""
+    chosen = os.environ.get("BENCHSPACE_TMPDIR")
+    if chosen:
+        return chosen
+    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
+        return "/dev/shm"
+    return None
+
+
 def _tail(data: bytes | str | None) -> str:
     if not data:
         return ""
@@ -203,6 +215,14 @@ class Outcome:
     row: Row | None = None
 
 
+@dataclass(frozen=True, kw_only=True)
+class ProcessResult:
+    """How a process ended (status ``ok`` = exit 0, not yet read) and what it wrote."""
+
+    measurement: Measurement
+    text: str
+
+
 def run_invocation(inv: Invocation) -> Measurement:
     """Run one invocation and return its Measurement; never raises for a benchmark's fault."""
     return execute(inv).measurement
@@ -210,6 +230,14 @@ def run_invocation(inv: Invocation) -> Measurement:
 
 def execute(inv: Invocation) -> Outcome:
     """Run one invocation; the Measurement plus the row it was read from."""
+    result = run_process(inv)
+    if result.measurement.status != "ok":
+        return Outcome(measurement=result.measurement)
+    return read_measurement(inv, result.measurement, result.text)
+
+
+def run_process(inv: Invocation) -> ProcessResult:
+    """Start the process, wait (with the timeout), and collect its output whatever happened."""
     template = Measurement(
         bench=inv.bench,
         case_index=inv.case_index,
@@ -227,7 +255,8 @@ def execute(inv: Invocation) -> Outcome:
         row=inv.row,
     )
     if inv.exe_path is None:
-        return Outcome(measurement=replace(template, error=f"executable {inv.exe} not found"))
+        missing = replace(template, error=f"executable {inv.exe} not found")
+        return ProcessResult(measurement=missing, text="")
     child_env = dict(os.environ)
     child_env.update(inv.extra_env)
     for var, value in inv.env.items():
@@ -236,7 +265,7 @@ def execute(inv: Invocation) -> Outcome:
         else:
             child_env[var] = value
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix="benchspace-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="benchspace-", dir=scratch_root()) as tmp:
         out_path = Path(tmp) / OUTPUT_FILES.get(inv.reader, "out.txt")
         argv = [str(inv.exe_path)]
         argv += [a.replace(OUT_PLACEHOLDER, str(out_path)) for a in inv.argv[1:]]
@@ -251,9 +280,8 @@ def execute(inv: Invocation) -> Outcome:
                 start_new_session=True,
             )
         except OSError as exc:
-            return Outcome(
-                measurement=replace(template, status="failed", error=f"cannot start: {exc}")
-            )
+            failed = replace(template, status="failed", error=f"cannot start: {exc}")
+            return ProcessResult(measurement=failed, text="")
         try:
             stdout, stderr = proc.communicate(timeout=inv.timeout_s)
             timed_out = False
@@ -264,29 +292,29 @@ def execute(inv: Invocation) -> Outcome:
         finally:
             # A benchmark may leave children behind; they die with its group.
             _kill_group(proc)
-        done = replace(
-            template,
-            stdout_tail=_tail(stdout),
-            stderr_tail=_tail(stderr),
-            duration_s=time.perf_counter() - t0,
-            returncode=None if timed_out else proc.returncode,
-        )
-        if timed_out:
-            error = f"no result after {inv.timeout_s:g} s; process group killed"
-            return Outcome(measurement=replace(done, status="timeout", error=error))
-        if proc.returncode < 0:
-            name = signal.Signals(-proc.returncode).name
-            return Outcome(measurement=replace(done, status="crashed", error=f"killed by {name}"))
-        if proc.returncode > 0:
-            error = f"exit status {proc.returncode}"
-            return Outcome(measurement=replace(done, status="failed", error=error))
         if inv.reader in OUTPUT_FILES or any(OUT_PLACEHOLDER in a for a in inv.argv):
             text = out_path.read_text("utf-8", "replace") if out_path.exists() else ""
         elif inv.reader == "regex":
             text = stdout.decode("utf-8", "replace") + "\n" + stderr.decode("utf-8", "replace")
         else:
             text = stdout.decode("utf-8", "replace")
-    return read_measurement(inv, done, text)
+    done = replace(
+        template,
+        status="ok",
+        stdout_tail=_tail(stdout),
+        stderr_tail=_tail(stderr),
+        duration_s=time.perf_counter() - t0,
+        returncode=None if timed_out else proc.returncode,
+    )
+    if timed_out:
+        error = f"no result after {inv.timeout_s:g} s; process group killed"
+        done = replace(done, status="timeout", error=error)
+    elif proc.returncode < 0:
+        name = signal.Signals(-proc.returncode).name
+        done = replace(done, status="crashed", error=f"killed by {name}")
+    elif proc.returncode > 0:
+        done = replace(done, status="failed", error=f"exit status {proc.returncode}")
+    return ProcessResult(measurement=done, text=text)
 
 
 def read_measurement(inv: Invocation, done: Measurement, text: str) -> Outcome:

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import provenance
-from harness.executor import Executor
+from harness.batch import make_batches
+from harness.executor import Executor, Job
 from harness.invoke import (
     Invocation,
     RunOptions,
@@ -70,6 +71,25 @@ class TuneOptions:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Batching:
+    """How a bench's configurations share processes (see harness/batch.py)."""
+
+    param: str
+    size: int
+    position: int
+
+
+def batching_of(bench: Bench) -> Batching | None:
+    """The bench's batching, if its space asks for it."""
+    spec = getattr(bench, "batch", None)
+    if spec is None:
+        return None
+    items = list(bench.arg_spec)
+    index = next(i for i, item in enumerate(items) if item.is_param and item.text == spec.param)
+    return Batching(param=spec.param, size=spec.size, position=index - len(items))
+
+
+@dataclass(frozen=True, kw_only=True)
 class TuneOutcome:
     """What a sweep did."""
 
@@ -99,30 +119,42 @@ class Sweep:
         self.executed = 0
         self.cached = 0
 
-    def measure(self, invocations: Sequence[Invocation]) -> list[Measurement]:
+    def measure(
+        self, invocations: Sequence[Invocation], batching: Batching | None = None
+    ) -> list[Measurement]:
         """Measure invocations, reusing finished attempts unless ``rerun``; all are stored."""
         self.progress.add_total(len(invocations))
         found = {} if self.rerun else self.store.latest(inv.cache_key for inv in invocations)
         results: dict[str, Measurement] = {}
         todo: list[Invocation] = []
+        queued: set[str] = set()
         for inv in invocations:
             hit = found.get(inv.cache_key)
             if hit is not None and inv.cache_key not in results:
                 results[inv.cache_key] = hit
                 self.cached += 1
                 self.progress.advance(hit, cached=True)
-            elif inv.cache_key not in results:
+            elif inv.cache_key not in results and inv.cache_key not in queued:
+                queued.add(inv.cache_key)
                 todo.append(inv)
-        for m in self.executor.run(todo):
-            self.store.add(m)
-            results[m.cache_key] = m
-            self.executed += 1
-            self.progress.set_label(f"{m.bench} case {m.case_index}")
-            if not m.ok:
-                self.progress.note(
-                    f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
+        jobs: list[Job] = list(todo)
+        if batching is not None:
+            jobs = list(
+                make_batches(
+                    todo, param=batching.param, size=batching.size, position=batching.position
                 )
-            self.progress.advance(m)
+            )
+        for ms in self.executor.run(jobs):
+            for m in ms:
+                self.store.add(m)
+                results[m.cache_key] = m
+                self.executed += 1
+                self.progress.set_label(f"{m.bench} case {m.case_index}")
+                if not m.ok:
+                    self.progress.note(
+                        f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
+                    )
+                self.progress.advance(m)
         # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
         # configuration): it is reported under the phase that asked for it now.
         return [
@@ -180,7 +212,8 @@ def _pre_tune(
         sweep.progress.set_label(f"{bench.name} pre_tune[{index}]")
         tasks = [task for _, task in plan.tasks]
         ms = sweep.measure(
-            _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options)
+            _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
+            batching_of(bench),
         )
         measured.extend(ms)
         aggs = aggregate(ms)
@@ -265,7 +298,8 @@ def tune_bench(
         plan = plan_main(bench, resolved)
         sweep.progress.set_label(bench.name)
         main_ms = sweep.measure(
-            _invocations(bench, plan.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options)
+            _invocations(bench, plan.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
+            batching_of(bench),
         )
     result = bench_result(
         bench,

@@ -23,6 +23,12 @@ def install_fake(build_dir: Path, name: str, script: str = "fake_bench.py") -> P
 
 
 @pytest.fixture
+def installer() -> Callable[..., Path]:
+    """The ``install_fake`` function, for tests that need other fakes or names."""
+    return install_fake
+
+
+@pytest.fixture
 def fake_build(tmp_path: Path) -> Path:
     """A build dir holding ``fake_benchmark`` (minibench CSV / gbench JSON speaker)."""
     build = tmp_path / "build"

@@ -1,0 +1,121 @@
+"""Batched invocation: one process measures many configurations, one output row each.
+
+Configurations of one case that differ only in the batched parameter (e.g. a kernel name)
+share a process: the bare ``arg_spec`` item naming that parameter expands into one argument
+per configuration, and the reader's rows are matched to configurations by exact name. Each
+configuration keeps its own cache key (as if it ran alone), so the composition of a batch
+never changes what is cached. If the process dies, the failure is attributed to the first
+configuration without a row and the rest continue in a new process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from harness.errors import BenchspaceError
+from harness.invoke import Invocation, run_process
+from harness.measurement import Measurement
+from harness.readers import Row, metric_of, read_output
+from harness.space import render_value
+
+#: A row field that, when present and not ``ok``, makes the configuration a failure.
+ROW_STATUS_FIELD = "status"
+
+
+@dataclass(frozen=True, kw_only=True)
+class Batch:
+    """Configurations to measure in one process; they differ only in ``param``."""
+
+    param: str
+    members: tuple[Invocation, ...]
+    position: int
+    """Index of the batched parameter's word in the argv (counted from the end: negative)."""
+
+    def argv(self, members: Sequence[Invocation]) -> tuple[str, ...]:
+        """The argv of one process measuring ``members``."""
+        words = [self.name_of(m) for m in members]
+        first = list(members[0].argv)
+        at = len(first) + self.position
+        return (*first[:at], *words, *first[at + 1 :])
+
+    def name_of(self, member: Invocation) -> str:
+        """The row name (and argv word) of a member."""
+        value = member.params.get(self.param)
+        return "" if value is None else render_value(value)
+
+
+def _row_measurement(member: Invocation, done: Measurement, row: Row) -> Measurement:
+    source = f"{member.exe} (bench {member.bench}, case {member.case_index})"
+    status = row.fields.get(ROW_STATUS_FIELD)
+    if isinstance(status, str) and status not in ("ok", ""):
+        return replace(done, status="failed", row=row.name, error=f"row status {status}")
+    try:
+        value, spread = metric_of(row, member.metric, source=source)
+    except BenchspaceError as exc:
+        return replace(done, status="parse_error", row=row.name, error=str(exc))
+    extra: dict[str, float | str] = {k: v for k, v in row.fields.items() if k != member.metric}
+    return replace(done, status="ok", value=value, spread=spread, row=row.name, extra=extra)
+
+
+def execute_batch(batch: Batch) -> list[Measurement]:
+    """Measure every member, re-running the rest in a new process after a death."""
+    remaining = list(batch.members)
+    out: list[Measurement] = []
+    while remaining:
+        lead = replace(
+            remaining[0],
+            argv=batch.argv(remaining),
+            timeout_s=remaining[0].timeout_s * len(remaining),
+        )
+        result = run_process(lead)
+        done = result.measurement
+        rows: dict[str, Row] = {}
+        if result.text.strip():
+            try:
+                parsed = read_output(lead.reader, result.text, pattern=lead.pattern)
+            except BenchspaceError:
+                parsed = []
+            rows = {r.name: r for r in parsed}
+        still: list[Invocation] = []
+        blamed = False
+        for member in remaining:
+            own = replace(
+                done,
+                params=dict(member.params),
+                argv=member.argv,
+                env=dict(member.env),
+                cache_key=member.cache_key,
+                repeat=member.repeat,
+                extra={"batch_size": float(len(remaining))},
+            )
+            row = rows.get(batch.name_of(member))
+            if row is not None:
+                out.append(_row_measurement(member, replace(own, status="ok", error=""), row))
+            elif done.status != "ok" and not blamed:
+                blamed = True  # the process died while this configuration had no row yet
+                out.append(replace(own, error=f"{own.error} (first configuration without a row)"))
+            elif done.status != "ok":
+                still.append(member)
+            else:
+                name = batch.name_of(member)
+                out.append(replace(own, status="parse_error", error=f"no output row {name!r}"))
+        remaining = still
+    return out
+
+
+def make_batches(
+    invocations: Sequence[Invocation], *, param: str, size: int, position: int
+) -> list[Batch]:
+    """Group invocations that differ only in ``param`` into batches of at most ``size``."""
+    groups: dict[tuple[object, ...], list[Invocation]] = {}
+    for inv in invocations:
+        others = tuple(sorted((k, repr(v)) for k, v in inv.params.items() if k != param))
+        key = (inv.bench, inv.case_index, inv.repeat, others, tuple(sorted(inv.env.items())))
+        groups.setdefault(key, []).append(inv)
+    batches = []
+    for members in groups.values():
+        for start in range(0, len(members), size):
+            chunk = tuple(members[start : start + size])
+            batches.append(Batch(param=param, members=chunk, position=position))
+    return batches

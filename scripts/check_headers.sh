@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Regenerate every checked-in generated header from its checked-in profile; fail on any diff,
+# and compile each with g++ -std=c++17 -Wall -Wextra -Werror.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BS=${BENCHSPACE:-.venv/bin/benchspace}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+status=0
+# header                                      profile                                space
+while read -r header profile space; do
+  [ -z "$header" ] && continue
+  "$BS" generate --profile "$profile" --space "$space" --out "$tmp/generated.hh"
+  if ! diff -u "$header" "$tmp/generated.hh"; then
+    echo "check_headers: $header differs from what $profile generates; regenerate it" >&2
+    status=1
+  fi
+  printf '#include "%s"\nint main() { return 0; }\n' "$PWD/$header" > "$tmp/use.cc"
+  g++ -std=c++17 -Wall -Wextra -Werror -c "$tmp/use.cc" -o "$tmp/use.o"
+  echo "check_headers: $header ok"
+done < scripts/generated_headers.txt
+exit $status
