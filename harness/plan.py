@@ -15,11 +15,13 @@ Pure: no files, subprocesses, clocks or environment. The semantics follow the sp
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
 
 from harness.measurement import Value
-from harness.space import Bench, Case, Space
+from harness.space import Bench, Case, count_invocations
+
+__all__ = ["count_invocations"]  # re-exported: the count is the space's; plans match it
 
 ParamValue = Value | None
 Config = tuple[tuple[str, ParamValue], ...]
@@ -180,17 +182,23 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
     )
 
 
-def count_bench_invocations(bench: Bench) -> int:
-    """Invocations one repeat of the bench costs: pre-tune tasks plus distinct main tasks."""
-    total = 0
-    resolved: dict[str, ParamValue] = {}
-    for index, phase in enumerate(bench.pre_tune):
-        total += len(plan_pre_tune(bench, index, resolved).tasks)
-        # The winner is unknown before measuring; any value gives the same count.
-        resolved.update({key: values[0] for key, values in phase.params.items()})
-    return total + len(plan_main(bench, resolved).tasks)
+Sampler = Callable[[Bench, Case], Sequence[ParamValue]]
+"""Given a bench with a ``sample`` block and one of its cases, the subset of the sampled
+parameter's grid to measure for that case (e.g. a budget of CUTLASS kernels per shape)."""
 
 
-def count_invocations(space: Space) -> int:
-    """Invocations one repeat of the whole space costs."""
-    return sum(count_bench_invocations(bench) for bench in space.benches)
+def apply_sample(bench: Bench, sampler: Sampler) -> Bench:
+    """The bench with each case's grid of the sampled parameter cut to the sampler's choice."""
+    if bench.sample is None:
+        return bench
+    param = bench.sample.param
+    cases = []
+    for case in bench.cases:
+        if param not in case.tune:
+            cases.append(case)
+            continue
+        chosen = tuple(sampler(bench, case))
+        allowed = set(case.tune[param])
+        kept = tuple(v for v in chosen if v in allowed)
+        cases.append(replace(case, tune={**case.tune, param: kept or case.tune[param][:1]}))
+    return replace(bench, cases=tuple(cases))

@@ -22,6 +22,7 @@ from typing import Any
 
 from harness import provenance
 from harness.batch import make_batches
+from harness.errors import BenchspaceError
 from harness.executor import Executor, Job
 from harness.invoke import (
     Invocation,
@@ -35,7 +36,9 @@ from harness.plan import (
     Config,
     MainPlan,
     ParamValue,
+    Sampler,
     Task,
+    apply_sample,
     plan_main,
     plan_pre_tune,
 )
@@ -68,6 +71,8 @@ class TuneOptions:
     benches: tuple[str, ...] = ()
     command: tuple[str, ...] = ()
     extra_meta: Mapping[str, Any] = field(default_factory=dict)
+    sampler: Sampler | None = None
+    """Chooses the measured subset of a bench's ``sample`` parameter, per case."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,7 +86,7 @@ class Batching:
 
 def batching_of(bench: Bench) -> Batching | None:
     """The bench's batching, if its space asks for it."""
-    spec = getattr(bench, "batch", None)
+    spec = bench.batch
     if spec is None:
         return None
     items = list(bench.arg_spec)
@@ -287,6 +292,12 @@ def tune_bench(
         result = bench_result(bench, plan=None, measurements=[m], pre_tune=[], topk=options.topk)
         return result, "missing"
     exe_sha = sha256_file(exe_path)
+    if bench.sample is not None:
+        if options.sampler is None:
+            raise BenchspaceError(
+                f"bench {bench.name}: has a sample block but no sampler is available for it"
+            )
+        bench = apply_sample(bench, options.sampler)
     resolved, summaries, pre_ms = _pre_tune(
         bench, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.plan import count_invocations, plan_main, plan_pre_tune
-from harness.space import load_space
+from harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
+from harness.space import bench_invocations, load_space
 
 FIXTURES = Path(__file__).parent / "data" / "spaces"
 
@@ -15,6 +15,18 @@ def test_batchlas_default_space_costs_269_invocations() -> None:
     space = load_space(FIXTURES / "batchlas_default.json")
     assert count_invocations(space) == 269
     assert count_invocations(load_space(FIXTURES / "batchlas_unwired.json")) == 36
+
+
+def test_plans_run_exactly_what_the_space_counts() -> None:
+    for name in ("batchlas_default.json", "batchlas_unwired.json"):
+        for bench in load_space(FIXTURES / name).benches:
+            resolved: dict[str, ParamValue] = {}
+            total = 0
+            for index, phase in enumerate(bench.pre_tune):
+                total += len(plan_pre_tune(bench, index, {}).tasks)
+                resolved.update({k: v[0] for k, v in phase.params.items()})
+            total += len(plan_main(bench, resolved).tasks)
+            assert total == bench_invocations(bench), bench.name
 
 
 def test_union_grid_legality_and_projection() -> None:

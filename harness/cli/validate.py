@@ -1,0 +1,48 @@
+"""Check space files without running anything: schema, cross-field rules, invocation count."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from harness.errors import SpaceError
+from harness.space import case_count, count_invocations, count_with_repeats, load_space
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register ``--space`` (repeatable)."""
+    parser.add_argument(
+        "--space",
+        action="append",
+        required=True,
+        metavar="FILE",
+        help="space file to check (repeat for several)",
+    )
+
+
+def validate_line(path: str) -> tuple[bool, list[str]]:
+    """Check one file: (ok, output lines)."""
+    try:
+        space = load_space(path)
+    except SpaceError as exc:
+        return False, [f"error: {line}" for line in str(exc).splitlines()]
+    benches = len(space.benches)
+    once, repeated = count_invocations(space), count_with_repeats(space)
+    summary = (
+        f"ok: {path}: {benches} bench{'es' if benches != 1 else ''}, {case_count(space)} cases, "
+        f"{once} invocations"
+    )
+    if repeated != once:
+        summary += f" ({repeated} with the space's repeats)"
+    return True, [summary]
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print one line per valid file and one per problem; exit 1 if any file is invalid."""
+    all_ok = True
+    for path in args.space:
+        ok, lines = validate_line(path)
+        all_ok = all_ok and ok
+        for line in lines:
+            print(line, file=sys.stdout if ok else sys.stderr)
+    return 0 if all_ok else 1
