@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import re
 import string
@@ -10,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import SpaceError
+from harness.errors import SpaceError, json_path
 from harness.measurement import Value
 from harness.space_schema import read_json, schema_problems
 
@@ -400,10 +402,13 @@ def _raise(source: str, problems: Sequence[str]) -> None:
         raise SpaceError("\n".join(f"{source}: {line}" for line in problems))
 
 
-def parse_space(data: object, *, source: str, sha256: str = "") -> Space:
+def parse_space(
+    data: object, *, source: str, sha256: str = "", raw: Mapping[str, Any] | None = None
+) -> Space:
     """Validate parsed JSON (schema, then cross-field rules) and build the model.
 
-    Raises SpaceError whose message has one line per problem, each naming `source`.
+    Raises SpaceError whose message has one line per problem, each naming `source`. ``raw``
+    is the document as written (grid files not expanded), kept for tools that rewrite it.
     """
     _raise(source, schema_problems(data))
     assert isinstance(data, dict)  # the schema guarantees an object
@@ -416,7 +421,7 @@ def parse_space(data: object, *, source: str, sha256: str = "") -> Space:
         benches=tuple(_build_bench(i, b, defaults) for i, b in enumerate(data["spaces"])),
         defaults=defaults,
         header=_build_header(data["header"]) if "header" in data else None,
-        raw=data,
+        raw=data if raw is None else raw,
     )
     from harness.space_rules import space_problems  # the rules import this module's classes
 
@@ -428,7 +433,68 @@ def load_space(path: str | Path) -> Space:
     """Read and validate a space file (both passes); raises SpaceError."""
     source = str(path)
     data, digest = read_json(Path(path), source)
-    return parse_space(data, source=source, sha256=digest)
+    expanded, files = expand_grid_files(data, Path(path).parent, source)
+    if files:
+        # The space's identity covers the grids it reads from other files.
+        h = hashlib.sha256(digest.encode())
+        for name, text in files:
+            h.update(name.encode() + b"\0" + text.encode())
+        digest = h.hexdigest()
+    return parse_space(expanded, source=source, sha256=digest, raw=data)  # type: ignore[arg-type]
+
+
+def read_grid_file(path: Path) -> list[str]:
+    """One value per line; blank lines and lines starting with '#' are skipped."""
+    lines = path.read_text("utf-8").splitlines()
+    return [s for line in lines if (s := line.strip()) and not s.startswith("#")]
+
+
+def expand_grid_files(
+    data: object, base: Path, source: str
+) -> tuple[object, list[tuple[str, str]]]:
+    """Replace every grid written as ``{"file": PATH}`` (relative to the space file) by the
+    file's values. Returns the expanded copy and (path, text) of every file read."""
+    files: list[tuple[str, str]] = []
+    if not isinstance(data, dict) or not isinstance(data.get("spaces"), list):
+        return data, files
+
+    def grids(mapping: object, where: str) -> object:
+        if not isinstance(mapping, dict):
+            return mapping
+        out: dict[str, Any] = {}
+        for key, grid in mapping.items():
+            if isinstance(grid, dict) and set(grid) == {"file"} and isinstance(grid["file"], str):
+                target = base / grid["file"]
+                try:
+                    values = read_grid_file(target)
+                    files.append((grid["file"], target.read_text("utf-8")))
+                except OSError as exc:
+                    raise SpaceError(
+                        f"{source}: {where}.{key}.file: cannot read {grid['file']!r} "
+                        f"({exc.strerror}); the path is relative to the space file"
+                    ) from None
+                if not values:
+                    raise SpaceError(
+                        f"{source}: {where}.{key}.file: {grid['file']!r} lists no values; "
+                        "write one value per line"
+                    )
+                out[key] = values
+            else:
+                out[key] = grid
+        return out
+
+    doc = json.loads(json.dumps(data))
+    for i, bench in enumerate(doc["spaces"]):
+        if not isinstance(bench, dict):
+            continue
+        for j, case in enumerate(bench.get("cases") or []):
+            if isinstance(case, dict) and "tune" in case:
+                case["tune"] = grids(case["tune"], json_path("spaces", i, "cases", j, "tune"))
+        for j, phase in enumerate(bench.get("pre_tune") or []):
+            if isinstance(phase, dict) and "params" in phase:
+                where = json_path("spaces", i, "pre_tune", j, "params")
+                phase["params"] = grids(phase["params"], where)
+    return doc, files
 
 
 # ---------------------------------------------------------------- what a sweep will run

@@ -236,3 +236,35 @@ def test_shipped_schema_is_valid_draft_2020_12() -> None:
     schema = space_schema()
     Draft202012Validator.check_schema(schema)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_a_grid_can_be_read_from_a_file(tmp_path: Path) -> None:
+    (tmp_path / "kernels.txt").write_text("# compiled kernels\nk1\nk2\n\nk3\n")
+    doc = {
+        "spaces": [
+            {
+                "bench": "gemm",
+                "exe": "driver",
+                "reader": "csv",
+                "metric": "tflops",
+                "arg_spec": ["M", "kernel"],
+                "batch": {"param": "kernel", "size": 2},
+                "cases": [{"fixed": {"M": 64}, "tune": {"kernel": {"file": "kernels.txt"}}}],
+            }
+        ]
+    }
+    path = tmp_path / "space.json"
+    path.write_text(json.dumps(doc))
+    space = load_space(path)
+    assert space.benches[0].cases[0].tune["kernel"] == ("k1", "k2", "k3")
+    assert space.raw["spaces"][0]["cases"][0]["tune"]["kernel"] == {"file": "kernels.txt"}
+    before = space.sha256
+    (tmp_path / "kernels.txt").write_text("k1\nk2\n")
+    assert load_space(path).sha256 != before  # the listed values are part of its identity
+    (tmp_path / "kernels.txt").unlink()
+    with pytest.raises(SpaceError) as err:
+        load_space(path)
+    assert str(err.value) == (
+        f"{path}: $.spaces[0].cases[0].tune.kernel.file: cannot read 'kernels.txt' "
+        "(No such file or directory); the path is relative to the space file"
+    )

@@ -26,10 +26,11 @@ def validate_line(path: str) -> tuple[bool, list[str]]:
         space = load_space(path)
     except SpaceError as exc:
         return False, [f"error: {line}" for line in str(exc).splitlines()]
-    benches = len(space.benches)
+    benches, cases = len(space.benches), case_count(space)
     once, repeated = count_invocations(space), count_with_repeats(space)
     summary = (
-        f"ok: {path}: {benches} bench{'es' if benches != 1 else ''}, {case_count(space)} cases, "
+        f"ok: {path}: {benches} bench{'es' if benches != 1 else ''}, "
+        f"{cases} case{'s' if cases != 1 else ''}, "
         f"{once} invocations"
     )
     if repeated != once:
