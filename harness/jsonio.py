@@ -24,6 +24,10 @@ def write_text_atomic(path: str | Path, text: str) -> None:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        # mkstemp creates 0600; give the file the mode a plain open() would (0666 & ~umask).
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -228,6 +228,10 @@ class HeaderConstant:
     fallback: Value | tuple[Value, ...] | None = None
     enum_values: tuple[str, ...] | None = None
     doc: str | None = None
+    min: int | float | None = None
+    """Smallest value an environment override may set (None: the type's range)."""
+    max: int | float | None = None
+    """Largest value an environment override may set (None: the type's range)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -383,6 +387,8 @@ def _build_header(raw: Mapping[str, Any]) -> HeaderSpec:
                 fallback=tuple(fallback) if isinstance(fallback, list) else fallback,
                 enum_values=tuple(c["values"]) if "values" in c else None,
                 doc=c.get("doc"),
+                min=c.get("min"),
+                max=c.get("max"),
             )
         )
     buckets = raw.get("buckets")

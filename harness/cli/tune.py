@@ -63,12 +63,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--max-iters", type=int, default=20)
 
 
-def _header_check() -> HeaderCheck | None:
-    # The header rules live with the generator; a space without a header needs neither.
-    try:
-        from generators.rules import check_space_header
-    except ImportError:
-        return None
+def _header_check() -> HeaderCheck:
+    # The header rules live with the generator (imported only when a space has a header).
+    from generators.rules import check_space_header
+
     return check_space_header
 
 
@@ -98,12 +96,15 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(b.name for b in space.benches)
         raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
-    check = _header_check()
-    problems = check(space, args.include_incumbent) if check is not None else []
+    problems = _header_check()(space, args.include_incumbent) if space.header else []
     if args.validate:
         return _validate(space, run_options, args, problems)
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
+    if args.include_incumbent and space.header is not None:
+        from generators.rules import space_with_incumbents
+
+        space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
     options = TuneOptions(

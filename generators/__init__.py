@@ -1,0 +1,1 @@
+"""Header generation: profile -> bucketed constexpr header, and review/port of such headers."""

@@ -1,0 +1,84 @@
+"""Header files on disk: where the checked-in one is, reading, and writing atomically.
+
+The checked-in header of a space is its ``header.path`` resolved against the repository root:
+the nearest directory above the space file that holds ``.git``, else the current directory.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from pathlib import Path
+
+from generators.header_model import Incumbents, incumbents_from_header
+from generators.header_parse import ParsedHeader, parse_header
+from harness.errors import HeaderError
+from harness.space import Space
+
+
+def read_header(path: Path) -> ParsedHeader | None:
+    """Parse the header at `path`; None when there is no such file."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise HeaderError(f"{path}: cannot be read ({exc}); check the file") from None
+    return parse_header(text, str(path))
+
+
+def write_header(path: Path, text: str) -> None:
+    """Write `text` through a temporary file and ``os.replace``, keeping an existing file's mode.
+
+    Bytes are written as given (no newline translation), so CRLF headers stay CRLF.
+    """
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(text.encode("utf-8"))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def repo_root(start: Path) -> Path:
+    """The nearest directory at or above `start` holding ``.git``, else the current directory."""
+    here = start.resolve()
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return Path.cwd()
+
+
+def display_path(path: Path) -> str:
+    """`path` relative to its repository root where it lies inside it (portable output)."""
+    root = repo_root(path.parent)
+    try:
+        return path.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def default_header_path(space: Space) -> Path:
+    """Where the checked-in header of `space` is: ``header.path`` under the repository root."""
+    assert space.header is not None
+    return repo_root(space.path.parent) / space.header.path
+
+
+def checked_in_incumbents(space: Space) -> tuple[Incumbents, Path]:
+    """The values the space's checked-in header ships (none when it has no header yet)."""
+    path = default_header_path(space)
+    parsed = read_header(path)
+    return (incumbents_from_header(space, parsed) if parsed is not None else {}), path

@@ -1,0 +1,175 @@
+"""Render a Review: Markdown for a pull request, plain text for a terminal, JSON for tools.
+
+The JSON document (``"format": "benchspace-review", "version": 1``) lists the proposed changes;
+``benchspace port --accepted`` applies those whose ``accepted`` is not false, and ``confirm``
+reads the env variable, bucket range, cases and consumers of each.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from typing import Any
+
+from generators.review import FLAGS, CaseEvidence, Change, Review
+from harness.jsonio import dumps
+from harness.measurement import Value
+
+REVIEW_FORMAT = "benchspace-review"
+REVIEW_VERSION = 1
+
+
+def review_document(review: Review) -> dict[str, Any]:
+    """The JSON document of a review."""
+    return {
+        "format": REVIEW_FORMAT,
+        "version": REVIEW_VERSION,
+        "generated": review.generated,
+        "header": review.header,
+        "profile": review.profile,
+        "profile_sha256": review.profile_sha256,
+        "space": review.space,
+        "space_sha256": review.space_sha256,
+        "unchanged": review.unchanged,
+        "changes": [_change_entry(c) for c in review.changes],
+    }
+
+
+def _change_entry(change: Change) -> dict[str, Any]:
+    entry = {
+        f.name: getattr(change, f.name)
+        for f in dataclasses.fields(change)
+        if f.name not in ("cases", "source", "flags", "consumers")
+    }
+    entry["source"] = (
+        None
+        if change.source is None
+        else {"bench": change.source.bench, "param": change.source.param}
+    )
+    entry["cases"] = [dataclasses.asdict(e) for e in change.cases]
+    entry["flags"] = list(change.flags)
+    entry["consumers"] = [dict(c) for c in change.consumers]
+    entry["accepted"] = True
+    return entry
+
+
+def to_json(review: Review) -> str:
+    """The review as deterministic JSON text."""
+    return dumps(review_document(review))
+
+
+def _show(value: Value | None) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.4g}"
+
+
+def _percent(value: float | None, sign: bool) -> str:
+    if value is None:
+        return "?"
+    return f"{value * 100:+.1f} %" if sign else f"±{value * 100:.1f} %"
+
+
+def bucket_label(change: Change) -> str:
+    """``SMALL (n ≤ 128)``: the bucket and the sizes it holds."""
+    key = change.bucket_key
+    if change.bucket_upto is None:
+        size = f"{key} > {change.bucket_above}" if change.bucket_above is not None else "all"
+    else:
+        size = f"{key} ≤ {change.bucket_upto}"
+    return f"{change.bucket} ({size})"
+
+
+def _case_label(case: CaseEvidence, siblings: Sequence[CaseEvidence], key: str) -> str:
+    """The bucket key and whichever fixed values tell this case apart from its siblings."""
+    shown = [key] if key in case.fixed else []
+    for name in case.fixed:
+        if name != key and len({repr(s.fixed.get(name)) for s in siblings}) > 1:
+            shown.append(name)
+    return " ".join(f"{n}={_show(case.fixed[n])}" for n in shown) or f"case {case.case_index}"
+
+
+def _measured(change: Change) -> list[str]:
+    out = []
+    for case in change.cases:
+        label = _case_label(case, change.cases, change.bucket_key)
+        out.append(f"{label}: {_number(case.old)} → {_number(case.new)}")
+    return out
+
+
+def _flags(change: Change) -> str:
+    return ", ".join(FLAGS[f] for f in change.flags)
+
+
+def _source(change: Change) -> str:
+    if change.source is None:
+        return change.origin
+    return f"{change.source.bench}.{change.source.param}"
+
+
+def _header_lines(review: Review) -> list[str]:
+    changed = len(review.changes)
+    total = changed + review.unchanged
+    return [
+        f"Generated `{review.generated}` against `{review.header}`; evidence from profile "
+        f"`{review.profile}` (`{review.profile_sha256[:12]}`), space `{review.space}` "
+        f"(`{review.space_sha256[:12]}`).",
+        "",
+        f"{changed} of {total} values change. Gain: geometric mean over the bucket's cases of "
+        "the new value's speed-up over the old (positive = better); noise: twice its standard "
+        "error, from the measurements' spread.",
+    ]
+
+
+def to_markdown(review: Review) -> str:
+    """A Markdown report to paste into a pull request."""
+    lines = ["## benchspace review", "", *_header_lines(review), ""]
+    if not review.changes:
+        return "\n".join([*lines, "No value changes."]) + "\n"
+    lines += [
+        "| constant | bucket | old → new | source | measured (old → new) | gain | noise | flags |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for c in review.changes:
+        measured = "<br>".join(_measured(c)) or "—"
+        if c.metric:
+            better = "higher" if c.direction == "max" else "lower"
+            measured += f"<br>({c.metric}, {better} is better)"
+        lines.append(
+            f"| `{c.constant}` | {bucket_label(c)} | {_show(c.old)} → **{_show(c.new)}** | "
+            f"{_source(c)} | {measured} | {_percent(c.gain, True)} | {_percent(c.noise, False)} "
+            f"| {_flags(c)} |"
+        )
+    lines += ["", "A/B any of them without a rebuild:", "", "```sh"]
+    for c in review.changes:
+        lines.append(f"{c.env}={c.env_new}  # {c.name}: {_show(c.old)} → {_show(c.new)}")
+    lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def to_text(review: Review) -> str:
+    """A plain-text report for a terminal."""
+    lines = [line.replace("`", "") for line in _header_lines(review)]
+    for c in review.changes:
+        lines += [
+            "",
+            f"{c.name}: {_show(c.old)} -> {_show(c.new)}  [{bucket_label(c)}; {_source(c)}]",
+            f"  gain {_percent(c.gain, True)} (noise {_percent(c.noise, False)})"
+            + (f"; {c.metric}" if c.metric else ""),
+        ]
+        lines += [f"  {m}" for m in _measured(c)]
+        if c.flags:
+            lines.append(f"  flags: {_flags(c)}")
+    return "\n".join(lines) + "\n"
+
+
+def render_review(review: Review, fmt: str) -> str:
+    """The review in format `fmt` (md, text or json)."""
+    renderers = {"md": to_markdown, "text": to_text, "json": to_json}
+    return renderers[fmt](review)
