@@ -1,0 +1,1 @@
+"""Kernel-selection study: catalogue, hardware descriptors, static features, sampling, shapes."""
