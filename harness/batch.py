@@ -79,7 +79,7 @@ def execute_batch(batch: Batch) -> list[Measurement]:
             rows = {r.name: r for r in parsed}
         still: list[Invocation] = []
         blamed = False
-        for member in remaining:
+        for index, member in enumerate(remaining):
             own = replace(
                 done,
                 params=dict(member.params),
@@ -89,6 +89,9 @@ def execute_batch(batch: Batch) -> list[Measurement]:
                 repeat=member.repeat,
                 extra={"batch_size": float(len(remaining))},
             )
+            if index and done.status == "ok":
+                # The process's output tails are kept once per process, not per configuration.
+                own = replace(own, stdout_tail="", stderr_tail="")
             row = rows.get(batch.name_of(member))
             if row is not None:
                 out.append(_row_measurement(member, replace(own, status="ok", error=""), row))

@@ -28,6 +28,9 @@ from harness.readers import Row, metric_of, read_output, select_row
 from harness.space import Bench, Case
 
 OUT_PLACEHOLDER = "{out}"
+BUILD_PLACEHOLDER = "{build_dir}"
+"""Filled at run time with the absolute build directory; kept as-is in the cache key, so a
+store stays valid when the build tree moves (another checkout, another machine)."""
 TAIL_CHARS = 2000
 
 #: Output file name per reader; readers without one read stdout (csv) or stdout+stderr (regex).
@@ -74,6 +77,8 @@ class Invocation:
     device: str = ""
     extra_env: Mapping[str, str] = field(default_factory=dict)
     """Environment that is not part of the configuration (e.g. device pinning)."""
+    build_dir: str = ""
+    """Absolute build directory, for ``{build_dir}`` in flags."""
 
     @property
     def cache_key(self) -> str:
@@ -268,7 +273,10 @@ def run_process(inv: Invocation) -> ProcessResult:
     with tempfile.TemporaryDirectory(prefix="benchspace-", dir=scratch_root()) as tmp:
         out_path = Path(tmp) / OUTPUT_FILES.get(inv.reader, "out.txt")
         argv = [str(inv.exe_path)]
-        argv += [a.replace(OUT_PLACEHOLDER, str(out_path)) for a in inv.argv[1:]]
+        argv += [
+            a.replace(OUT_PLACEHOLDER, str(out_path)).replace(BUILD_PLACEHOLDER, inv.build_dir)
+            for a in inv.argv[1:]
+        ]
         try:
             proc = subprocess.Popen(
                 argv,
