@@ -96,7 +96,7 @@ def resolve_executable(exe: str, build_dir: Path) -> Path | None:
     candidates = [path] if path.is_absolute() else [build_dir / "benchmarks" / exe, build_dir / exe]
     for candidate in candidates:
         if candidate.is_file() and os.access(candidate, os.X_OK):
-            return candidate
+            return candidate.resolve()  # runs from a temporary working directory
     return None
 
 

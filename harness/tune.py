@@ -51,7 +51,7 @@ from harness.profile import (
     write_profile,
 )
 from harness.progress import Progress
-from harness.space import Bench, Space
+from harness.space import Bench, Space, bench_invocations
 from harness.store import Store
 
 
@@ -128,7 +128,6 @@ class Sweep:
         self, invocations: Sequence[Invocation], batching: Batching | None = None
     ) -> list[Measurement]:
         """Measure invocations, reusing finished attempts unless ``rerun``; all are stored."""
-        self.progress.add_total(len(invocations))
         found = {} if self.rerun else self.store.latest(inv.cache_key for inv in invocations)
         results: dict[str, Measurement] = {}
         todo: list[Invocation] = []
@@ -369,6 +368,9 @@ def tune(
     skipped: list[str] = []
     missing: list[str] = []
     benches = [b for b in space.benches if not options.benches or b.name in options.benches]
+    # The whole sweep's size is known before it starts (pre-tune winners change which
+    # configurations run, not how many), so the ETA covers every bench from the first line.
+    progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
     with Store(options.store) as store:
         sweep = Sweep(store, executor, progress, rerun=options.rerun)
         for bench in benches:
