@@ -15,12 +15,14 @@ from dataclasses import dataclass, replace
 
 from harness.errors import BenchspaceError
 from harness.invoke import Invocation, run_process
-from harness.measurement import Measurement
+from harness.measurement import Measurement, Status
 from harness.readers import Row, metric_of, read_output
 from harness.space import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
 ROW_STATUS_FIELD = "status"
+#: Row statuses by which an executable names the configuration that killed it.
+FATAL_ROW_STATUSES: dict[str, Status] = {"crashed": "crashed", "timeout": "timeout"}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +51,8 @@ def _row_measurement(member: Invocation, done: Measurement, row: Row) -> Measure
     source = f"{member.exe} (bench {member.bench}, case {member.case_index})"
     status = row.fields.get(ROW_STATUS_FIELD)
     if isinstance(status, str) and status not in ("ok", ""):
-        return replace(done, status="failed", row=row.name, error=f"row status {status}")
+        kind: Status = FATAL_ROW_STATUSES.get(status, "failed")
+        return replace(done, status=kind, row=row.name, error=f"row status {status}")
     try:
         value, spread = metric_of(row, member.metric, source=source)
     except BenchspaceError as exc:
@@ -78,7 +81,11 @@ def execute_batch(batch: Batch) -> list[Measurement]:
                 parsed = []
             rows = {r.name: r for r in parsed}
         still: list[Invocation] = []
-        blamed = False
+        # An executable that names its killer in a row (status crashed/timeout) needs no
+        # guess; otherwise the first configuration without a row is blamed.
+        blamed = any(
+            r.fields.get(ROW_STATUS_FIELD) in FATAL_ROW_STATUSES for r in rows.values()
+        )
         for index, member in enumerate(remaining):
             own = replace(
                 done,

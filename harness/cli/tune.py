@@ -10,10 +10,11 @@ from pathlib import Path
 from harness.errors import BenchspaceError, UsageError
 from harness.executor import DaskExecutor, Executor, LocalExecutor
 from harness.invoke import RunOptions
+from harness.plan import Sampler
 from harness.probe import probe_bench
 from harness.progress import Progress
 from harness.provenance import gpu_info
-from harness.space import Space, load_space
+from harness.space import Bench, Case, Space, load_space
 from harness.tune import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
@@ -55,6 +56,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept header incumbents missing from a grid (they compete only where measured)",
     )
+    parser.add_argument(
+        "--hardware",
+        default="h200",
+        help="hardware descriptor for benches with a sample block (default h200)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     # BatchLAS's timing flags, passed to minibench executables.
     parser.add_argument("--warmup", type=int, default=2)
@@ -68,6 +74,28 @@ def _header_check() -> HeaderCheck:
     from generators.rules import check_space_header
 
     return check_space_header
+
+
+def _sampler(hardware: str) -> Sampler:
+    # Sampling a kernel catalogue needs the study's static features (evaluation/).
+    from evaluation.hardware import load_hardware
+    from evaluation.sampling import sample_grid
+
+    hw = load_hardware(hardware)
+
+    def sample(bench: Bench, case: Case) -> list[str]:
+        assert bench.sample is not None
+        grid = [str(v) for v in case.tune[bench.sample.param]]
+        block = {
+            "policy": bench.sample.policy,
+            "budget": bench.sample.budget,
+            "alpha": bench.sample.alpha,
+            "seed": bench.sample.seed,
+        }
+        where = f"bench {bench.name} case {case.index}"
+        return sample_grid(grid, case.fixed, block, hw, where=where)
+
+    return sample
 
 
 def run(args: argparse.Namespace) -> int:
@@ -107,7 +135,9 @@ def run(args: argparse.Namespace) -> int:
         space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
+    sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
     options = TuneOptions(
+        sampler=sampler,
         out=out,
         store=store,
         run=run_options,

@@ -1,0 +1,212 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): does ``sensitivity --write-pruned`` shrink a space and keep its winners?
+
+1. ``benchspace tune`` the full space (default spaces/demo.json) with ``--repeats 3``;
+2. ``benchspace sensitivity --write-pruned`` on that profile (noise measured from the repeats);
+3. ``benchspace tune`` the pruned space, into a store of its own so that every configuration is
+   measured afresh (reusing the first sweep's store would re-measure nothing);
+4. compare: invocations per repeat before and after, and per case whether the pruned run's
+   winner equals the full run's or is within the bench's noise floor of it. "Within noise"
+   judges the gap between the two winners: how much worse the pruned winner measured in the
+   full run, and how much better it measured in the pruned run, averaged over the runs that
+   measured both configurations.
+
+Prints the figures; exits 1 when a winner is neither equal nor within noise, or when the cut
+is below --min-cut percent. A winner that differs only in a pre-tuned parameter is counted
+apart: the pre_tune phase is the same in both spaces (pruning never touches it), so such a
+difference is the phase re-deciding on noise, and the profiles hold no main-sweep measurement
+of the other choice to compare. Build the demo first:
+
+    cmake -S . -B /tmp/demo-build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/demo-build -j2
+    python benchmarks/prune_check.py --build-dir /tmp/demo-build
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from harness.cli import main as benchspace  # noqa: E402
+from harness.plan import count_invocations  # noqa: E402
+from harness.profile import load_profile, ratio  # noqa: E402
+from harness.sensitivity import analyse_profile, value_key  # noqa: E402
+from harness.space import load_space  # noqa: E402
+
+
+def _resolved(entry: Mapping[str, Any], names: list[str]) -> dict[str, Any]:
+    """A configuration's values of `names`: tuned first, then the case's fixed values."""
+    params, fixed = entry.get("params") or {}, entry.get("fixed") or {}
+    return {k: params.get(k, fixed.get(k)) for k in names}
+
+
+def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    return a.keys() == b.keys() and all(value_key(a[k]) == value_key(b[k]) for k in a)
+
+
+def _lookup(result: Mapping[str, Any], case: int, want: Mapping[str, Any]) -> float | None:
+    for m in result.get("measurements") or []:
+        found = m.get("case_index") == case and m.get("value") is not None
+        if found and _same(_resolved(m, list(want)), want):
+            return float(m["value"])
+    return None
+
+
+def _show(values: Mapping[str, Any]) -> str:
+    return " ".join(f"{k}={json.dumps(v)}" for k, v in sorted(values.items())) or "-"
+
+
+def _excess(value: float, best: float, direction: str) -> float:
+    return 100.0 * (ratio(value, best, direction) - 1.0)
+
+
+def _verdict(
+    full_run: Mapping[str, Any],
+    pruned_run: Mapping[str, Any],
+    mine: Mapping[str, Any],
+    theirs: Mapping[str, Any],
+    floor: float,
+) -> tuple[str, str]:
+    """(category, text) for one case: equal, within noise, pre-tune or different."""
+    names = sorted((mine.get("params") or {}).keys())
+    full_win, pruned_win = _resolved(mine, names), _resolved(theirs, names)
+    if _same(full_win, pruned_win):
+        return "equal", "equal"
+    pre_tuned = {n for phase in full_run.get("pre_tune") or [] for n in phase.get("params") or {}}
+    differ = {k for k in names if value_key(full_win[k]) != value_key(pruned_win[k])}
+    case, direction = mine["case_index"], full_run.get("direction", "min")
+    # How much worse the pruned winner is than the full winner, as each run measured them
+    # (the full run: >= 0; the pruned run: <= 0); their mean pools both runs' samples, so one
+    # disturbed run does not decide alone.
+    gaps: list[tuple[str, float]] = []
+    value = _lookup(full_run, case, pruned_win)
+    if value is not None:
+        gaps.append(("full run", _excess(value, float(mine["value"]), direction)))
+    value = _lookup(pruned_run, case, full_win)
+    if value is not None:
+        gaps.append(("pruned run", -_excess(value, float(theirs["value"]), direction)))
+    if not gaps:
+        if differ <= pre_tuned:
+            # The pre_tune phase is the same in both spaces (never pruned) and re-decided on
+            # noise; its other candidates are not in either profile's main measurements.
+            return "pre-tune", f"pre_tune re-decided {', '.join(sorted(differ))} (not pruned)"
+        return "different", "DIFFERENT (not comparable: neither run measured the other's)"
+    gap = sum(g for _, g in gaps) / len(gaps)
+    shown = ", ".join(f"{where} {g:+.2f} %" for where, g in gaps)
+    text = f"(gap {gap:+.2f} % vs floor {floor:.2f} %; {shown})"
+    return (
+        ("within noise", f"within noise {text}")
+        if gap <= floor
+        else ("different", f"DIFFERENT {text}")
+    )
+
+
+def compare(
+    full: Mapping[str, Any], pruned: Mapping[str, Any], floors: Mapping[str, float]
+) -> tuple[list[list[str]], Counter[str]]:
+    """Per case rows, and how many cases fell in each category."""
+    rows = [["bench", "case", "fixed", "full winner", "pruned winner", "verdict"]]
+    counts: Counter[str] = Counter()
+    by_bench = {r["bench"]: r for r in pruned.get("results") or []}
+    for result in full.get("results") or []:
+        other = by_bench.get(result["bench"], {})
+        theirs = {e["case_index"]: e for e in other.get("per_case_best") or []}
+        for mine in result.get("per_case_best") or []:
+            names = sorted((mine.get("params") or {}).keys())
+            entry = theirs.get(mine["case_index"])
+            if entry is None:
+                kind, text, shown = "different", "MISSING in the pruned run", "-"
+            else:
+                kind, text = _verdict(result, other, mine, entry, floors[result["bench"]])
+                shown = _show(_resolved(entry, names))
+            counts[kind] += 1
+            rows.append([result["bench"], str(mine["case_index"]), _show(mine["fixed"]),
+                         _show(_resolved(mine, names)), shown, text])  # fmt: skip
+    return rows, counts
+
+
+def _table(rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    return "\n".join("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()
+                     for r in rows)  # fmt: skip
+
+
+def _run(argv: list[str]) -> None:
+    print(f"$ benchspace {' '.join(argv)}", flush=True)
+    code = benchspace(argv)
+    if code != 0:
+        raise SystemExit(f"benchspace {argv[0]} exited {code}")
+
+
+def main() -> int:
+    """Run the four steps and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--space", type=Path, default=ROOT / "spaces" / "demo.json")
+    parser.add_argument("--build-dir", type=Path, default=Path("/tmp/demo-build"))
+    parser.add_argument("--work", type=Path, default=Path("/tmp/prune-check"))
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--min-cut", type=float, default=40.0, help="percent (default 40)")
+    parser.add_argument("--trim", choices=("global", "per-case"), default="global")
+    parser.add_argument(
+        "--reuse", action="store_true", help="keep the profiles of an earlier run; compare only"
+    )
+    args = parser.parse_args()
+    work = args.work
+    work.mkdir(parents=True, exist_ok=True)
+    full, pruned_space, pruned = (
+        work / "full.json",
+        work / "pruned-space.json",
+        work / "pruned.json",
+    )
+    if not args.reuse:
+        for path in work.iterdir():
+            if path.name.startswith(("full.", "pruned.", "pruned-space.")):
+                path.unlink()
+    common = ["--build-dir", str(args.build_dir), "--repeats", str(args.repeats), "--quiet"]
+    if not full.exists():
+        _run(["tune", "--space", str(args.space), "--out", str(full), *common])
+    plot = work / "sensitivity.png"
+    _run(["sensitivity", str(full), "--space", str(args.space), "--write-pruned",
+          str(pruned_space), "--trim", args.trim, "--plot", str(plot)])  # fmt: skip
+    if not pruned.exists():
+        _run(["tune", "--space", str(pruned_space), "--out", str(pruned), *common])
+    before = count_invocations(load_space(args.space))
+    after = count_invocations(load_space(pruned_space))
+    cut = 100.0 * (before - after) / before
+    full_doc, pruned_doc = load_profile(full), load_profile(pruned)
+    report = analyse_profile(full_doc, source=str(full))
+    floors = {b.bench: b.noise.pct for b in report.benches}
+    rows, counts = compare(full_doc, pruned_doc, floors)
+    print()
+    print(_table(rows))
+    print()
+    print(
+        f"invocations per repeat: full {before}, pruned {after} ({cut:.1f} % fewer); "
+        f"x{args.repeats} repeats: {before * args.repeats} -> {after * args.repeats}"
+    )
+    print(
+        "noise floors (full run, from repeats): "
+        + ", ".join(f"{b} {f:.2f} %" for b, f in floors.items())
+    )
+    cases = sum(counts.values())
+    print(
+        f"per-case winners: {counts['equal'] + counts['within noise']} of {cases} equal or "
+        f"within noise ({counts['equal']} equal, {counts['within noise']} within noise, "
+        f"{counts['pre-tune']} re-decided by the unpruned pre_tune phase, "
+        f"{counts['different']} different)"
+    )
+    ok = counts["different"] == 0 and cut >= args.min_cut
+    if cut < args.min_cut:
+        print(f"cut {cut:.1f} % is below --min-cut {args.min_cut:g} %")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
