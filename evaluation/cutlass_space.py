@@ -40,7 +40,7 @@ def _bench(name: str, cases: list[dict[str, Any]], batch: int, timeout_s: float)
         "reader": "csv",
         "metric": "tflops",
         "direction": "max",
-        "flags": ["--lib-dir={build_dir}", "--csv={out}"],
+        "flags": ["--csv", "{out}"],
         "arg_spec": ["M", "N", "K", "kernel"],
         "batch": {"param": "kernel", "size": batch},
         "timeout_s": timeout_s,

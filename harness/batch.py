@@ -10,6 +10,7 @@ configuration without a row and the rest continue in a new process.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -21,6 +22,9 @@ from harness.space import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
 ROW_STATUS_FIELD = "status"
+#: A line by which an executable says which configuration it is about to run (the last one
+#: named before a death is the one that died); e.g. ``cutlass_bench: running <config>``.
+RUNNING_MARKER = re.compile(r"\brunning (\S+)\s*$", re.MULTILINE)
 #: Row statuses by which an executable names the configuration that killed it.
 FATAL_ROW_STATUSES: dict[str, Status] = {"crashed": "crashed", "timeout": "timeout"}
 
@@ -82,10 +86,24 @@ def execute_batch(batch: Batch) -> list[Measurement]:
             rows = {r.name: r for r in parsed}
         still: list[Invocation] = []
         # An executable that names its killer in a row (status crashed/timeout) needs no
-        # guess; otherwise the first configuration without a row is blamed.
-        blamed = any(
-            r.fields.get(ROW_STATUS_FIELD) in FATAL_ROW_STATUSES for r in rows.values()
-        )
+        # guess; else the configuration it last said it was running is blamed; else the
+        # first configuration without a row.
+        blamed = any(r.fields.get(ROW_STATUS_FIELD) in FATAL_ROW_STATUSES for r in rows.values())
+        culprit = _last_running(done.stderr_tail, remaining, rows, batch)
+        if culprit is not None and done.status != "ok" and not blamed:
+            blamed = True
+            own = replace(
+                done,
+                params=dict(culprit.params),
+                argv=culprit.argv,
+                env=dict(culprit.env),
+                cache_key=culprit.cache_key,
+                repeat=culprit.repeat,
+                extra={"batch_size": float(len(remaining))},
+                error=f"{done.error} (while running it)",
+            )
+            out.append(own)
+            remaining = [m for m in remaining if m is not culprit]
         for index, member in enumerate(remaining):
             own = replace(
                 done,
@@ -112,6 +130,17 @@ def execute_batch(batch: Batch) -> list[Measurement]:
                 out.append(replace(own, status="parse_error", error=f"no output row {name!r}"))
         remaining = still
     return out
+
+
+def _last_running(
+    stderr: str, members: Sequence[Invocation], rows: dict[str, Row], batch: Batch
+) -> Invocation | None:
+    """The member the executable last said it was running, if it has no row yet."""
+    names = RUNNING_MARKER.findall(stderr)
+    if not names:
+        return None
+    by_name = {batch.name_of(m): m for m in members if batch.name_of(m) not in rows}
+    return by_name.get(names[-1])
 
 
 def make_batches(

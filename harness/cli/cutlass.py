@@ -14,9 +14,15 @@ from harness.errors import UsageError
 ACTIONS: dict[str, str] = {
     "catalogue": "catalogue",
     "shapes": "shapes",
+    "build": "build",
+    "space": "space",
+    "export": "export",
     "summary": "summary",
     "evaluate": "evaluate",
+    "train": "train",
     "select": "select",
+    "header": "header",
+    "hpo": "hpo",
 }
 
 

@@ -1,0 +1,83 @@
+"""Write the GPU study's space file: shape sets as cases, compiled non-spilling kernels as grid."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+
+from evaluation.cutlass_build import load_index
+from evaluation.cutlass_space import build_space
+from harness.errors import BenchspaceError, UsageError
+from harness.jsonio import write_json_atomic, write_text_atomic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the inputs (shape sets, build index) and the outputs (space, kernel list)."""
+    parser.add_argument("--shapes", type=Path, default=Path("evaluation/data/shapes/h200.json"))
+    parser.add_argument(
+        "--build-dir", type=Path, default=Path("build/cutlass"), help="holds batches.json"
+    )
+    parser.add_argument(
+        "--kernels-out",
+        type=Path,
+        default=Path("evaluation/data/h200/kernels_compiled_tnn.txt"),
+        help="the compiled, non-spilling kernels (the space's grid file)",
+    )
+    parser.add_argument("--out", type=Path, default=Path("spaces/cutlass_sm90_bf16.json"))
+    parser.add_argument("--budget", type=int, default=200, help="kernels per training shape")
+    parser.add_argument("--alpha", type=float, default=0.75)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--limit", type=int, help="at most this many kernels (list order)")
+
+
+def compiled_kernels(index: dict[str, object]) -> tuple[list[str], int]:
+    """Kernels built without register spills (ptxas), and how many spilling ones were dropped."""
+    kernels = index.get("kernels", {})
+    assert isinstance(kernels, dict)
+    keep, spilled = [], 0
+    for name, record in sorted(kernels.items()):
+        if not isinstance(record, dict) or not record.get("library"):
+            continue
+        if (record.get("spill_stores") or 0) > 0 or (record.get("spill_loads") or 0) > 0:
+            spilled += 1
+            continue
+        keep.append(name)
+    return keep, spilled
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the kernel list and the space; print what they hold."""
+    if not (0.0 <= args.alpha <= 1.0) or args.budget < 1:
+        raise UsageError(f"--alpha {args.alpha} must be in [0, 1] and --budget at least 1")
+    try:
+        shapes = json.loads(args.shapes.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise BenchspaceError(f"{args.shapes}: cannot read the shape sets ({exc})") from None
+    index = load_index(args.build_dir)
+    kernels, spilled = compiled_kernels(index)
+    if args.limit is not None:
+        kernels = kernels[: args.limit]
+    if not kernels:
+        raise BenchspaceError(
+            f"{args.build_dir}/batches.json: no compiled kernels; build them first "
+            "(python -m evaluation.cutlass_build)"
+        )
+    header = [
+        "# format: benchspace-kernel-list 1",
+        f"# compiled, non-spilling kernels from {args.build_dir}/batches.json "
+        f"({spilled} spilling kernels left out)",
+    ]
+    write_text_atomic(args.kernels_out, "\n".join(header + kernels) + "\n")
+    relative = os.path.relpath(args.kernels_out, args.out.parent)
+    space = build_space(
+        shapes, relative, len(kernels), budget=args.budget, alpha=args.alpha, seed=args.seed
+    )
+    write_json_atomic(args.out, space)
+    print(
+        f"{args.out}: {len(shapes['train'])} training shapes (budget {args.budget}), "
+        f"{len(shapes['eval'])} evaluation shapes, {len(kernels)} kernels "
+        f"({spilled} spilling left out) listed in {args.kernels_out}"
+    )
+    return 0
