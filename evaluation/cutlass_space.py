@@ -40,7 +40,8 @@ def _bench(name: str, cases: list[dict[str, Any]], batch: int, timeout_s: float)
         "reader": "csv",
         "metric": "tflops",
         "direction": "max",
-        "flags": ["--csv", "{out}"],
+        # 1 s of heat per shape: the GPU idles well under a second between shapes.
+        "flags": ["--csv", "{out}", "--heat-s", "1"],
         "arg_spec": ["M", "N", "K", "kernel"],
         "batch": {"param": "kernel", "size": batch},
         "timeout_s": timeout_s,
