@@ -7,7 +7,7 @@ start=$(date +%s)
 python3 -m harness.cli cutlass space --build-dir build/cutlass ${LIMIT:+--limit $LIMIT} \
     --budget "${BUDGET:-200}"
 python3 -m harness.cli tune --space spaces/cutlass_sm90_bf16.json --build-dir build/cutlass \
-    --out "$OUT/profile.json" --store "$OUT/store.sqlite" --allow-failures ${BENCH:+--bench $BENCH} \
+    --out "$OUT/profile.json" --store "${STORE:-$OUT/store.sqlite}" --allow-failures ${BENCH:+--bench $BENCH} \
     2>&1 | tail -25
 python3 benchmarks/cutlass/cublas_baseline.py --shapes evaluation/data/shapes/h200.json \
     --out "$OUT/cublas.csv" || true

@@ -1,0 +1,68 @@
+"""Search XGBoost settings with Optuna TPE on an SQLite study, minimising grouped-CV regret."""
+
+from __future__ import annotations
+
+import argparse
+
+from evaluation.commands._common import add_dataset_arguments, load
+from evaluation.hpo import search
+from evaluation.study import prepare
+from harness.errors import UsageError
+from harness.jsonio import write_json_atomic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the dataset, ``--trials``, ``--storage``, ``--study``, ``--folds``, ``--out``."""
+    add_dataset_arguments(parser)
+    parser.add_argument("--trials", type=int, default=20, help="trials to add (default: 20)")
+    parser.add_argument(
+        "--storage",
+        default="sqlite:///evaluation/models/hpo.sqlite3",
+        help="Optuna storage URL (default: sqlite:///evaluation/models/hpo.sqlite3)",
+    )
+    parser.add_argument("--study", default="benchspace-xgboost", help="study name")
+    parser.add_argument("--folds", type=int, default=5, help="grouped CV folds (default: 5)")
+    parser.add_argument("--objective", default=None, help="pin the objective (ablation arm)")
+    parser.add_argument("--out", default=None, help="write the winning settings as JSON here")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the trials on the training groups; print and optionally save the winner."""
+    if args.trials < 1:
+        raise UsageError(f"--trials {args.trials} must be at least 1")
+    dataset, hw = load(args)
+    prepared = prepare(dataset, hw)
+    mask = (prepared.labels["split"] == "train").to_numpy()
+    result = search(
+        prepared.features[mask],
+        prepared.labels[mask],
+        prepared.spec,
+        args.trials,
+        args.storage,
+        args.study,
+        args.folds,
+        args.seed,
+        args.objective,
+    )
+    finished = int((result.trials["state"] == "COMPLETE").sum())
+    print(
+        f"study {result.study_name} ({result.storage}): {finished} finished trials; best CV "
+        f"regret {100 * result.best_regret:.2f}%"
+    )
+    for key, value in sorted(result.best_params.items()):
+        print(f"  {key} = {value}")
+    if args.out:
+        write_json_atomic(
+            args.out,
+            {
+                "format": "benchspace-cutlass-hpo",
+                "version": 1,
+                "study": result.study_name,
+                "storage": result.storage,
+                "best_params": dict(result.best_params),
+                "best_cv_regret": result.best_regret,
+                "dataset": str(dataset.path),
+            },
+        )
+        print(f"settings: {args.out}")
+    return 0
