@@ -71,6 +71,7 @@ def run(args: argparse.Namespace) -> int:
         "space": str(args.space),
         "space_sha256": space.sha256,
         "runs": runs,
+        "date": runs[-1]["date"],
     }
     write_dataset(
         args.out, measurements=table, kernels=kernels, cublas=cublas, provenance=provenance
