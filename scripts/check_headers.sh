@@ -19,4 +19,13 @@ while read -r header profile space; do
   g++ -std=c++17 -Wall -Wextra -Werror -c "$tmp/use.cc" -o "$tmp/use.o"
   echo "check_headers: $header ok"
 done < scripts/generated_headers.txt
+# The GEMM kernel header comes from the trained selector, not from a tuning profile.
+"$BS" cutlass header --model evaluation/models/h200_selector.json --out "$tmp/gemm_kernels.hh" >/dev/null
+if ! diff -u include/benchspace/gemm_kernels.hh "$tmp/gemm_kernels.hh"; then
+  echo "check_headers: include/benchspace/gemm_kernels.hh differs from the selector's; regenerate it" >&2
+  status=1
+fi
+printf '#include "%s"\nint main() { return 0; }\n' "$PWD/include/benchspace/gemm_kernels.hh" > "$tmp/gemm.cc"
+g++ -std=c++17 -Wall -Wextra -Werror -c "$tmp/gemm.cc" -o "$tmp/gemm.o"
+echo "check_headers: include/benchspace/gemm_kernels.hh ok"
 exit $status
