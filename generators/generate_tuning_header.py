@@ -12,6 +12,7 @@ current directory when there is none. ``--header`` names it explicitly.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -21,12 +22,20 @@ from generators.header_io import default_header_path as default_header_path
 from generators.header_io import display_path as display_path
 from generators.header_io import read_header, write_header
 from generators.header_io import repo_root as repo_root
-from generators.header_model import HeaderModel, Incumbents, choose_header, incumbents_from_header
+from generators.header_model import (
+    HeaderModel,
+    Holds,
+    Incumbents,
+    apply_holds,
+    choose_header,
+    incumbents_from_header,
+)
 from generators.profile_view import ProfileView, load_profile_view
 from generators.render import Provenance, render_header
 from generators.rules import feed_problems, incumbent_problems
 from harness import __version__
 from harness.errors import BenchspaceError, HeaderError
+from harness.measurement import Value
 from harness.space import Space, load_space
 
 
@@ -48,6 +57,7 @@ def generate_header(
     include_incumbent: bool = False,
     allow_space_mismatch: bool = False,
     header_source: str = "the checked-in header",
+    holds: Holds | None = None,
 ) -> GeneratedHeader:
     """Check the rules, choose every value and render the header (pure)."""
     if profile.space_sha256 and profile.space_sha256 != space.sha256 and not allow_space_mismatch:
@@ -67,11 +77,36 @@ def generate_header(
         for line in missing
     ]
     model = choose_header(space, profile, incumbents)
+    if holds:
+        model = apply_holds(model, holds)
     text = render_header(model, provenance)
     return GeneratedHeader(text=text, model=model, notes=(*notes, *model.notes))
 
 
 # ---------------------------------------------------------------- the edges: files
+
+
+def read_holds(path: Path) -> Holds:
+    """The changes a confirm run rejected, as holds: (constant, bucket) -> (old value, why)."""
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        raise HeaderError(f"{path}: cannot read the confirm output ({exc})") from None
+    changes = doc.get("changes") if isinstance(doc, dict) else None
+    if not isinstance(changes, list):
+        raise HeaderError(
+            f"{path}: $.changes: missing; pass the file `benchspace confirm --out` wrote"
+        )
+    holds: dict[tuple[str, str], tuple[Value, str]] = {}
+    for i, change in enumerate(changes):
+        if not isinstance(change, dict) or change.get("verdict") != "rejected":
+            continue
+        try:
+            key = (str(change["constant"]), str(change["bucket"]))
+            holds[key] = (change["old"], f"rejected at the consumer ({change.get('reason', '')})")
+        except KeyError as exc:
+            raise HeaderError(f"{path}: $.changes[{i}]: no {exc.args[0]!r}") from None
+    return holds
 
 
 def space_for(profile: ProfileView, space_arg: str | None) -> Space:
@@ -105,6 +140,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--allow-space-mismatch",
         action="store_true",
         help="accept a space whose hash differs from the profile's (e.g. a new header section)",
+    )
+    parser.add_argument(
+        "--hold",
+        metavar="CONFIRM.json",
+        help="keep the old value of every change this `benchspace confirm --out` file rejected",
     )
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if --out differs"
@@ -141,6 +181,7 @@ def run(args: argparse.Namespace) -> int:
         include_incumbent=args.include_incumbent,
         allow_space_mismatch=args.allow_space_mismatch,
         header_source=str(header_path),
+        holds=read_holds(Path(args.hold)) if args.hold else None,
     )
     for note in generated.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -157,10 +198,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     write_header(out, generated.text)
     origins = [b.origin for c in generated.model.constants for b in c.buckets]
+    held = f", {origins.count('held')} held after confirm" if "held" in origins else ""
     print(
         f"wrote {out}: {len(generated.model.constants)} constants, {len(origins)} values "
         f"({origins.count('profile')} from the profile, {origins.count('fallback')} fallback, "
-        f"{origins.count('incumbent')} kept from {header_path})"
+        f"{origins.count('incumbent')} kept from {header_path}{held})"
     )
     return 0
 

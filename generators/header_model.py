@@ -12,7 +12,7 @@ incumbent (the value in the checked-in header), else they are an error.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from generators.cxx import CxxType, cxx_type, normalise
@@ -23,7 +23,8 @@ from harness.measurement import Value
 from harness.profile import geomean, ratio
 from harness.space import Case, HeaderConstant, HeaderSource, HeaderSpec, Space
 
-Origin = Literal["profile", "fallback", "incumbent"]
+Origin = Literal["profile", "fallback", "incumbent", "held"]
+"""Where a value came from; ``held``: a change a consumer rejected, the old value kept."""
 Incumbents = Mapping[str, Mapping[str, Value]]
 """Constant family -> bucket -> the value the checked-in header ships."""
 
@@ -56,6 +57,8 @@ class BucketChoice:
     incumbent: Value | None
     pre_tuned: bool = False
     """The source parameter is pre-tuned: one winner, chosen on the phase's cases, for all."""
+    held_reason: str = ""
+    """Why a ``held`` value was kept (the consumer's verdict)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -329,3 +332,21 @@ def choose_header(space: Space, profile: ProfileView, incumbents: Incumbents) ->
             )
         constants.append(ConstantChoice(constant=constant, ctype=ctype, buckets=tuple(choices)))
     return HeaderModel(spec=spec, constants=tuple(constants), notes=tuple(notes))
+
+
+Holds = Mapping[tuple[str, str], tuple[Value, str]]
+"""(constant, bucket) -> (value to keep, why): changes a consumer rejected."""
+
+
+def apply_holds(model: HeaderModel, holds: Holds) -> HeaderModel:
+    """The model with every held (constant, bucket) set back to its kept value (pure)."""
+    constants = []
+    for choice in model.constants:
+        buckets = []
+        for b in choice.buckets:
+            held = holds.get((choice.constant.name, b.bucket))
+            if held is not None and held[0] != b.value:
+                b = replace(b, value=held[0], origin="held", held_reason=held[1])
+            buckets.append(b)
+        constants.append(replace(choice, buckets=tuple(buckets)))
+    return replace(model, constants=tuple(constants))

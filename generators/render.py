@@ -111,11 +111,14 @@ def _constant_view(
     )
     fallback = [b.bucket for b in choice.buckets if b.origin == "fallback"]
     kept = [b.bucket for b in choice.buckets if b.origin == "incumbent"]
+    held = [b for b in choice.buckets if b.origin == "held"]
     tail = f"Source: {sources}."
     if fallback:
         tail += f" Fallback: {', '.join(fallback)}."
     if kept:
         tail += f" Kept from the checked-in header: {', '.join(kept)}."
+    for b in held:
+        tail += f" {b.bucket} held at {literal(ctype, b.value)}: {b.held_reason}."
     tail += f" Override: {env}, {_range_text(ctype)}."
     comment += _wrap(tail)
 

@@ -55,6 +55,8 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise HeaderError("\n".join(problems))
     text = render_review(review_header(space, profile, generated, header), args.format)
+    if not text.endswith("\n"):
+        text += "\n"
     if args.out:
         write_header(Path(args.out), text)  # atomic, like every file benchspace writes
         print(f"wrote {args.out}", file=sys.stderr)
