@@ -18,6 +18,7 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -80,7 +81,7 @@ class Invocation:
     build_dir: str = ""
     """Absolute build directory, for ``{build_dir}`` in flags."""
 
-    @property
+    @cached_property
     def cache_key(self) -> str:
         """sha256 of executable hash + argv + env overrides + repeat index."""
         payload = json.dumps(
