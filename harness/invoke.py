@@ -18,8 +18,8 @@ import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from datetime import UTC, datetime
+from functools import cached_property
 from pathlib import Path
 
 from harness.errors import BenchspaceError, ReaderError

@@ -13,4 +13,4 @@ mypy
 echo "== checked-in headers"
 bash scripts/check_headers.sh
 echo "== pytest"
-pytest -q -p no:cacheprovider "$@"
+pytest -p no:cacheprovider "$@"

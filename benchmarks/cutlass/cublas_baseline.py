@@ -106,7 +106,7 @@ def main() -> int:
             for _ in range(10):
                 torch.matmul(a, w.t(), out=out)
             stream.synchronize()
-        for shape, pool in pools.items():
+        for pool in pools.values():
             for i in range(WARMUPS):
                 a, w, out = pool[i % len(pool)]
                 torch.matmul(a, w.t(), out=out)
