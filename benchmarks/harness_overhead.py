@@ -5,8 +5,10 @@ Side by side in one run, on the same argv:
 1. a bare ``subprocess.run`` loop over N invocations of a no-op executable (output captured);
 2. ``benchspace tune`` sweeping the same N invocations (store, temp dirs, parsing, profile);
 3. ``benchspace tune --jobs 2`` on a sleeping executable, against ``--jobs 1``.
-Prints the per-invocation times and the ratios. The goals: overhead ratio <= 1.1 (serial)
-and a ``--jobs 2`` speed-up near 2 when the benchmark itself dominates.
+Each side runs at two sizes, N and 4N, alternating, several rounds (medians): the slope
+between the sizes is the per-invocation cost, the intercept the fixed cost of a sweep (space
+validation, provenance, store and profile files). The goals: per-invocation overhead ratio
+<= 1.1 (serial) and a ``--jobs 2`` speed-up near 2 when the benchmark itself dominates.
 """
 
 from __future__ import annotations
@@ -81,6 +83,12 @@ def _bare(exe: Path, n: int) -> float:
     return time.perf_counter() - t0
 
 
+def _slope(small: float, large: float, n_small: int, n_large: int) -> tuple[float, float]:
+    """(per-invocation seconds, fixed seconds) from two sizes."""
+    per = (large - small) / (n_large - n_small)
+    return per, small - per * n_small
+
+
 def _tune(space: Path, work: Path, *extra: str) -> float:
     out = work / "profile.json"
     for leftover in work.glob("profile*"):
@@ -109,23 +117,38 @@ def main() -> int:
         noop, sleeper = work / "noop", work / "sleeper"
         _compile(NOOP_C, noop)
         _compile(SLEEP_C, sleeper)
-        space = _space(work / "noop.json", noop, args.n)
-        bare, harness = [], []
-        _bare(noop, 20)  # warm the page cache and the interpreter
+        n_small, n_large = args.n, 4 * args.n
+        spaces = {n: _space(work / f"noop{n}.json", noop, n) for n in (n_small, n_large)}
+        bare: dict[int, list[float]] = {n_small: [], n_large: []}
+        harness: dict[int, list[float]] = {n_small: [], n_large: []}
+        _bare(noop, 20)  # warm the page cache
+        _tune(spaces[n_small], work)  # and the imports
         for _ in range(args.rounds):  # alternate, so drift hits both sides alike
-            bare.append(_bare(noop, args.n))
-            harness.append(_tune(space, work))
-        b, h = statistics.median(bare), statistics.median(harness)
+            for n in (n_small, n_large):
+                bare[n].append(_bare(noop, n))
+                harness[n].append(_tune(spaces[n], work))
+        b = {n: statistics.median(v) for n, v in bare.items()}
+        h = {n: statistics.median(v) for n, v in harness.items()}
+        b_per, b_fixed = _slope(b[n_small], b[n_large], n_small, n_large)
+        h_per, h_fixed = _slope(h[n_small], h[n_large], n_small, n_large)
         n_sleep = 40
         sleep_space = _space(work / "sleep.json", sleeper, n_sleep)
+        bare_sleep = _bare(sleeper, n_sleep)
         serial = _tune(sleep_space, work, "--jobs", "1")
         parallel = _tune(sleep_space, work, "--jobs", "2")
-    print(f"cores: {os.cpu_count()}, invocations per run: {args.n}, rounds: {args.rounds}")
-    print(f"{'':32}{'total s':>10}{'per inv ms':>12}")
-    print(f"{'bare subprocess.run loop':32}{b:>10.3f}{1000 * b / args.n:>12.3f}")
-    print(f"{'benchspace tune (--jobs 1)':32}{h:>10.3f}{1000 * h / args.n:>12.3f}")
-    print(f"overhead ratio (tune / bare): {h / b:.3f}  (goal <= 1.1)")
-    print(f"50 ms benchmark x {n_sleep}: --jobs 1 {serial:.2f} s, --jobs 2 {parallel:.2f} s, "
+    print(
+        f"cores: {os.cpu_count()}, sizes {n_small} and {n_large} invocations, {args.rounds} rounds"
+    )
+    print(f"{'':30}{'per invocation ms':>18}{'fixed ms':>10}{f'total at {n_large}, s':>18}")
+    print(f"{'bare subprocess.run loop':30}{1000 * b_per:>18.3f}{1000 * b_fixed:>10.1f}"
+          f"{b[n_large]:>18.3f}")  # fmt: skip
+    print(f"{'benchspace tune (--jobs 1)':30}{1000 * h_per:>18.3f}{1000 * h_fixed:>10.1f}"
+          f"{h[n_large]:>18.3f}")  # fmt: skip
+    print(f"per-invocation overhead ratio (tune / bare): {h_per / b_per:.3f}  (goal <= 1.1)")
+    print(f"whole-run ratio at {n_large} invocations: {h[n_large] / b[n_large]:.3f}")
+    print(f"absolute overhead: {1000 * (h_per - b_per):.3f} ms per invocation")
+    print(f"50 ms benchmark x {n_sleep}: bare loop {bare_sleep:.2f} s, --jobs 1 {serial:.2f} s "
+          f"(ratio {serial / bare_sleep:.3f}), --jobs 2 {parallel:.2f} s, "
           f"speed-up {serial / parallel:.2f}x")  # fmt: skip
     return 0
 

@@ -263,13 +263,15 @@ def run_process(inv: Invocation) -> ProcessResult:
     if inv.exe_path is None:
         missing = replace(template, error=f"executable {inv.exe} not found")
         return ProcessResult(measurement=missing, text="")
-    child_env = dict(os.environ)
-    child_env.update(inv.extra_env)
-    for var, value in inv.env.items():
-        if value is None:
-            child_env.pop(var, None)
-        else:
-            child_env[var] = value
+    child_env: dict[str, str] | None = None  # None: inherit ours, the cheapest to spawn
+    if inv.env or inv.extra_env:
+        child_env = dict(os.environ)
+        child_env.update(inv.extra_env)
+        for var, value in inv.env.items():
+            if value is None:
+                child_env.pop(var, None)
+            else:
+                child_env[var] = value
     t0 = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="benchspace-", dir=scratch_root()) as tmp:
         out_path = Path(tmp) / OUTPUT_FILES.get(inv.reader, "out.txt")

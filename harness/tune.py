@@ -388,7 +388,8 @@ def tune(
                 on_result(result)
             write_profile(options.out, build_profile(meta, results))
         profile = build_profile(meta, results)
-        write_profile(options.out, profile)
+        if not results:  # nothing was swept: still write the (empty) profile
+            write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
     failures = sum(len(r["failures"]) for r in results if r["bench"] not in missing)
     return TuneOutcome(
