@@ -12,22 +12,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from harness.measurement import Value
+from harness.space_header_rules import INT_RANGES
 
 Kind = Literal["int", "bool", "enum", "real"]
 
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8_t": (-(2**7), 2**7 - 1),
-    "int16_t": (-(2**15), 2**15 - 1),
-    "int32_t": (-(2**31), 2**31 - 1),
-    "int64_t": (-(2**63), 2**63 - 1),
-    "uint8_t": (0, 2**8 - 1),
-    "uint16_t": (0, 2**16 - 1),
-    "uint32_t": (0, 2**32 - 1),
-    "uint64_t": (0, 2**64 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "unsigned": (0, 2**32 - 1),
-    "size_t": (0, 2**64 - 1),
-}
+# INT_RANGES (type -> (min, max)) is the space validator's table: one source of truth.
 REAL_RANGES: dict[str, float] = {"float": 3.4028234663852886e38, "double": 1.7976931348623157e308}
 LLONG_MIN, LLONG_MAX = -(2**63), 2**63 - 1
 

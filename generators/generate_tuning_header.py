@@ -36,6 +36,7 @@ from generators.rules import feed_problems, incumbent_problems
 from harness import __version__
 from harness.errors import BenchspaceError, HeaderError
 from harness.measurement import Value
+from harness.review_doc import review_changes
 from harness.space import Space, load_space
 
 
@@ -92,11 +93,9 @@ def read_holds(path: Path) -> Holds:
         doc = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, json.JSONDecodeError) as exc:
         raise HeaderError(f"{path}: cannot read the confirm output ({exc})") from None
-    changes = doc.get("changes") if isinstance(doc, dict) else None
-    if not isinstance(changes, list):
-        raise HeaderError(
-            f"{path}: $.changes: missing; pass the file `benchspace confirm --out` wrote"
-        )
+    if not isinstance(doc, dict):
+        raise HeaderError(f"{path}: $: pass the file `benchspace confirm --out` wrote")
+    changes = review_changes(doc, str(path))
     holds: dict[tuple[str, str], tuple[Value, str]] = {}
     for i, change in enumerate(changes):
         if not isinstance(change, dict) or change.get("verdict") != "rejected":

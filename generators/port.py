@@ -15,9 +15,7 @@ from typing import Any
 
 from generators.header_parse import ParsedConstant, ParsedHeader
 from harness.errors import HeaderError
-
-REVIEW_FORMAT = "benchspace-review"
-REVIEW_VERSION = 1
+from harness.review_doc import review_changes
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -50,20 +48,7 @@ def select_constants(generated: ParsedHeader, only: Sequence[str]) -> list[str]:
 
 def accepted_constants(document: Mapping[str, Any], source: str) -> dict[str, str]:
     """``NAME_BUCKET`` -> proposed literal of each change in a review not marked rejected."""
-    if document.get("format") != REVIEW_FORMAT:
-        raise HeaderError(
-            f"{source}: $.format: {document.get('format')!r} is not a review; pass the JSON "
-            "written by `benchspace review --format json`"
-        )
-    version = document.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > REVIEW_VERSION:
-        raise HeaderError(
-            f"{source}: $.version: {version!r} is not a review version this benchspace reads "
-            f"(up to {REVIEW_VERSION}); upgrade benchspace"
-        )
-    changes = document.get("changes")
-    if not isinstance(changes, list):
-        raise HeaderError(f"{source}: $.changes: missing or not a list; regenerate the review")
+    changes = review_changes(document, source)
     out: dict[str, str] = {}
     for i, change in enumerate(changes):
         if not isinstance(change, dict):

@@ -14,9 +14,7 @@ from typing import Any
 from generators.review import FLAGS, CaseEvidence, Change, Review
 from harness.jsonio import dumps
 from harness.measurement import Value
-
-REVIEW_FORMAT = "benchspace-review"
-REVIEW_VERSION = 1
+from harness.review_doc import REVIEW_FORMAT, REVIEW_VERSION
 
 
 def review_document(review: Review) -> dict[str, Any]:

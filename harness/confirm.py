@@ -28,10 +28,9 @@ from harness.ab import (
 from harness.errors import BenchspaceError, HeaderError, json_path
 from harness.invoke import Invocation, RunOptions
 from harness.measurement import Measurement, Value
+from harness.review_doc import review_changes
 from harness.space import Bench, Consumer, Space
 
-REVIEW_FORMAT = "benchspace-review"
-REVIEW_VERSION = 1
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", "skipped")
 
@@ -81,20 +80,7 @@ def _field(entry: Mapping[str, Any], key: str, kind: type, where: str, optional:
 
 def parse_changes(document: Mapping[str, Any], source: str) -> list[Change]:
     """The changes of a review document (format ``benchspace-review``, version 1)."""
-    if document.get("format") != REVIEW_FORMAT:
-        raise HeaderError(
-            f"{source}: $.format: {document.get('format')!r} is not a review; pass the JSON "
-            "written by `benchspace review --format json`"
-        )
-    version = document.get("version")
-    if not isinstance(version, int) or isinstance(version, bool) or version > REVIEW_VERSION:
-        raise HeaderError(
-            f"{source}: $.version: {version!r} is not a review version this benchspace reads "
-            f"(up to {REVIEW_VERSION}); upgrade benchspace"
-        )
-    entries = document.get("changes")
-    if not isinstance(entries, list):
-        raise HeaderError(f"{source}: $.changes: missing or not a list; regenerate the review")
+    entries = review_changes(document, source)
     changes = []
     for i, entry in enumerate(entries):
         where = f"{source}: {json_path('changes', i)}"

@@ -7,7 +7,7 @@ from harness.measurement import Value
 from harness.space import Bench, HeaderSpec, Space
 from harness.space_schema import did_you_mean, show
 
-_INT_RANGES: dict[str, tuple[int, int]] = {
+INT_RANGES: dict[str, tuple[int, int]] = {
     "int8_t": (-(2**7), 2**7 - 1),
     "int16_t": (-(2**15), 2**15 - 1),
     "int32_t": (-(2**31), 2**31 - 1),
@@ -24,8 +24,8 @@ _INT_RANGES: dict[str, tuple[int, int]] = {
 
 def value_fits(ctype: str, value: Value, enum_values: tuple[str, ...] | None) -> bool:
     """Whether `value` can be written as a constant of C++ type `ctype`."""
-    if ctype in _INT_RANGES:
-        low, high = _INT_RANGES[ctype]
+    if ctype in INT_RANGES:
+        low, high = INT_RANGES[ctype]
         return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
     if ctype in ("float", "double"):
         return isinstance(value, int | float) and not isinstance(value, bool)
@@ -131,7 +131,7 @@ def _fit_hint(ctype: str, enum_values: tuple[str, ...] | None) -> str:
         return "use true, false, 0 or 1"
     if ctype in ("float", "double"):
         return "use a number"
-    low, high = _INT_RANGES[ctype]
+    low, high = INT_RANGES[ctype]
     return f"use an integer from {low} to {high}"
 
 
