@@ -126,7 +126,8 @@ def _find(grid: Sequence[Any], value: object) -> tuple[bool, Any]:
     return False, None
 
 
-def _fmt(value: object) -> str:
+def format_value(value: object) -> str:
+    """A parameter value for people: null is "unset", booleans true/false."""
     if value is None:
         return "unset"
     if isinstance(value, bool):
@@ -247,19 +248,19 @@ def _trim_note(trim: Trim, floor: str) -> str:
     parts = []
     if trim.everywhere:
         parts.append(
-            f"trimmed {', '.join(_fmt(v) for v in trim.everywhere)} (won no case and never "
+            f"trimmed {', '.join(format_value(v) for v in trim.everywhere)} (won no case and never "
             f"came within noise {floor} of a case's best)"
         )
     local = [(v, c) for v, c in trim.removed if value_key(v) not in never]
     if local:
         shown = "; ".join(
-            f"{_fmt(v)} from case{'s' if len(c) > 1 else ''} {', '.join(map(str, c))}"
+            f"{format_value(v)} from case{'s' if len(c) > 1 else ''} {', '.join(map(str, c))}"
             for v, c in local
         )
         parts.append(f"trimmed per case {shown} (not within noise of that case's best)")
     note = f"{trim.bench}.{trim.param}: " + "; ".join(parts)
     if trim.kept:
-        note += f"; kept {', '.join(_fmt(v) for v in trim.kept)} (incumbent)"
+        note += f"; kept {', '.join(format_value(v) for v in trim.kept)} (incumbent)"
     return note
 
 
@@ -302,7 +303,7 @@ def prune_space(
             if pr.verdict == "dead":
                 pin = _pin(entry, br, pr, incumbent, floor)
                 pins.append(pin)
-                shown = sorted({_fmt(v) for v in pin.values.values()})
+                shown = sorted({format_value(v) for v in pin.values.values()})
                 notes.append(
                     f"{bench.name}.{pr.param}: {pr.verdict}{' and inert' if pr.inert else ''} "
                     f"({pin.reason}); pinned into fixed at the {pin.origin} "

@@ -12,7 +12,7 @@ from typing import Any
 from harness.errors import HeaderError, ProfileError, UsageError
 from harness.jsonio import dumps, write_text_atomic
 from harness.profile import load_profile
-from harness.prune import Pruned, incumbents, invocation_counts, prune_space
+from harness.prune import Pruned, format_value, incumbents, invocation_counts, prune_space
 from harness.sensitivity import (
     DEFAULT_NOISE_PCT,
     BenchReport,
@@ -262,14 +262,6 @@ def _pct(x: float | None) -> str:
     return "inf" if math.isinf(x) else f"{x:.2f}"
 
 
-def _fmt(value: object) -> str:
-    if value is None:
-        return "unset"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
 def _noise_line(b: BenchReport, fallback: float) -> str:
     n = b.noise
     if n.source == "unknown":
@@ -338,7 +330,8 @@ def render(report: SensitivityReport, *, markdown: bool = False) -> str:
     if never:
         lines += ["", "values that won no case and never came within noise of a case's best:"]
         for p in never:
-            lines.append(f"{bullet}{p.bench}.{p.param}: {', '.join(map(_fmt, p.never_winning))}")
+            values = ", ".join(map(format_value, p.never_winning))
+            lines.append(f"{bullet}{p.bench}.{p.param}: {values}")
     pre = [f"{b.bench}.{n}" for b in report.benches for n in b.pre_tuned]
     if pre:
         lines += [
