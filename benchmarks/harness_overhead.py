@@ -5,9 +5,11 @@ Side by side in one run, on the same argv:
 1. a bare ``subprocess.run`` loop over N invocations of a no-op executable (output captured);
 2. ``benchspace tune`` sweeping the same N invocations (store, temp dirs, parsing, profile);
 3. ``benchspace tune --jobs 2`` on a sleeping executable, against ``--jobs 1``.
-Each side runs at two sizes, N and 4N, alternating, several rounds (medians): the slope
-between the sizes is the per-invocation cost, the intercept the fixed cost of a sweep (space
-validation, provenance, store and profile files). The goals: per-invocation overhead ratio
+Each side runs at two sizes, N and 4N, in rounds (each round both sides at both sizes, in
+alternating order): the slope between the sizes is the per-invocation cost, the intercept the
+fixed cost of a sweep (space validation, provenance, store and profile files). The ratio is
+taken per round and its median printed with every round's value (on a shared machine single
+rounds scatter by +-15 %). The goals: per-invocation overhead ratio
 <= 1.1 (serial) and a ``--jobs 2`` speed-up near 2 when the benchmark itself dominates.
 """
 
@@ -108,7 +110,7 @@ def main() -> int:
     """Run the three measurements and print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=300, help="invocations per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (median)")
+    parser.add_argument("--rounds", type=int, default=5, help="alternating rounds (median)")
     args = parser.parse_args()
     if shutil.which("cc") is None:
         raise SystemExit("needs a C compiler (cc) to build the no-op executable")
@@ -119,18 +121,27 @@ def main() -> int:
         _compile(SLEEP_C, sleeper)
         n_small, n_large = args.n, 4 * args.n
         spaces = {n: _space(work / f"noop{n}.json", noop, n) for n in (n_small, n_large)}
-        bare: dict[int, list[float]] = {n_small: [], n_large: []}
-        harness: dict[int, list[float]] = {n_small: [], n_large: []}
         _bare(noop, 20)  # warm the page cache
         _tune(spaces[n_small], work)  # and the imports
-        for _ in range(args.rounds):  # alternate, so drift hits both sides alike
-            for n in (n_small, n_large):
-                bare[n].append(_bare(noop, n))
-                harness[n].append(_tune(spaces[n], work))
-        b = {n: statistics.median(v) for n, v in bare.items()}
-        h = {n: statistics.median(v) for n, v in harness.items()}
-        b_per, b_fixed = _slope(b[n_small], b[n_large], n_small, n_large)
-        h_per, h_fixed = _slope(h[n_small], h[n_large], n_small, n_large)
+        bare_slopes: list[float] = []
+        tune_slopes: list[float] = []
+        fixed: dict[str, list[float]] = {"bare": [], "tune": []}
+        for r in range(args.rounds):
+            # One round measures both sides at both sizes, in an order that alternates
+            # (ABBA, then BAAB) so that drift of the machine hits both sides alike.
+            steps = [("bare", n_small), ("tune", n_small), ("tune", n_large), ("bare", n_large)]
+            if r % 2:
+                steps = [(side, n) for side, n in reversed(steps)]
+            took: dict[tuple[str, int], float] = {}
+            for side, n in steps:
+                took[side, n] = _bare(noop, n) if side == "bare" else _tune(spaces[n], work)
+            for side, slopes in (("bare", bare_slopes), ("tune", tune_slopes)):
+                per, fix = _slope(took[side, n_small], took[side, n_large], n_small, n_large)
+                slopes.append(per)
+                fixed[side].append(fix)
+        ratios = sorted(t / b for t, b in zip(tune_slopes, bare_slopes, strict=True))
+        b_per, h_per = statistics.median(bare_slopes), statistics.median(tune_slopes)
+        b_fixed, h_fixed = statistics.median(fixed["bare"]), statistics.median(fixed["tune"])
         n_sleep = 40
         sleep_space = _space(work / "sleep.json", sleeper, n_sleep)
         bare_sleep = _bare(sleeper, n_sleep)
@@ -139,13 +150,13 @@ def main() -> int:
     print(
         f"cores: {os.cpu_count()}, sizes {n_small} and {n_large} invocations, {args.rounds} rounds"
     )
-    print(f"{'':30}{'per invocation ms':>18}{'fixed ms':>10}{f'total at {n_large}, s':>18}")
-    print(f"{'bare subprocess.run loop':30}{1000 * b_per:>18.3f}{1000 * b_fixed:>10.1f}"
-          f"{b[n_large]:>18.3f}")  # fmt: skip
-    print(f"{'benchspace tune (--jobs 1)':30}{1000 * h_per:>18.3f}{1000 * h_fixed:>10.1f}"
-          f"{h[n_large]:>18.3f}")  # fmt: skip
-    print(f"per-invocation overhead ratio (tune / bare): {h_per / b_per:.3f}  (goal <= 1.1)")
-    print(f"whole-run ratio at {n_large} invocations: {h[n_large] / b[n_large]:.3f}")
+    print(f"{'(medians over rounds)':30}{'per invocation ms':>18}{'fixed ms':>10}")
+    print(f"{'bare subprocess.run loop':30}{1000 * b_per:>18.3f}{1000 * b_fixed:>10.1f}")
+    print(f"{'benchspace tune (--jobs 1)':30}{1000 * h_per:>18.3f}{1000 * h_fixed:>10.1f}")
+    print(
+        f"per-invocation overhead ratio (tune / bare): {statistics.median(ratios):.3f}"
+        f"  (goal <= 1.1; per round {', '.join(f'{r:.3f}' for r in ratios)})"
+    )
     print(f"absolute overhead: {1000 * (h_per - b_per):.3f} ms per invocation")
     print(f"50 ms benchmark x {n_sleep}: bare loop {bare_sleep:.2f} s, --jobs 1 {serial:.2f} s "
           f"(ratio {serial / bare_sleep:.3f}), --jobs 2 {parallel:.2f} s, "

@@ -36,11 +36,11 @@ from harness.invoke import (
     RunOptions,
     build_invocation,
     resolve_executable,
-    run_invocation,
     sha256_file,
 )
 from harness.measurement import Measurement
 from harness.plan import ParamValue, Task, make_config
+from harness.process import run_invocation
 from harness.space import Bench, Case
 
 Env = Mapping[str, str | None]

@@ -15,8 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from harness.errors import BenchspaceError
-from harness.invoke import Invocation, run_process
+from harness.invoke import Invocation
 from harness.measurement import Measurement, Status
+from harness.process import run_process
 from harness.readers import Row, metric_of, read_output
 from harness.space import render_value
 

@@ -8,18 +8,17 @@ machine and many.
 
 from __future__ import annotations
 
-import itertools
 import queue
-from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Protocol
 
 from harness.batch import Batch, execute_batch
 from harness.errors import UsageError
-from harness.invoke import Invocation, run_invocation
+from harness.invoke import Invocation
 from harness.measurement import Measurement
+from harness.process import Process, outcome_of, run_invocation
 
 Job = Invocation | Batch
 """One process to run: a single invocation, or a batch of configurations."""
@@ -47,18 +46,14 @@ def pin(job: Job, gpu: str) -> Job:
 class Executor(Protocol):
     """Runs jobs; yields each job's Measurements as the job finishes."""
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
+    def run(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
         """Run all jobs."""
         ...
 
 
 class LocalExecutor:
-    """A pool of worker threads, each running one subprocess at a time.
-
-    With one job at a time the processes still run strictly one after another, but the
-    caller records each result while the next process runs (the bookkeeping, about half a
-    millisecond, overlaps the next benchmark's start on another core).
-    """
+    """N invocations at once on this machine: a pool of worker threads, each running one
+    process at a time; with one job, a single-threaded pipeline (see ``_run_serial``)."""
 
     def __init__(self, jobs: int = 1, gpus: Sequence[str] = ()) -> None:
         if jobs < 1:
@@ -78,7 +73,7 @@ class LocalExecutor:
         finally:
             self._free.put(gpu)
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
+    def run(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
         """Run with at most ``jobs`` processes in flight, in submission order."""
         if self.jobs == 1:
             yield from self._run_serial(jobs)
@@ -98,24 +93,81 @@ class LocalExecutor:
                     if nxt is not None:
                         running.add(pool.submit(self._run_one, nxt))
 
-    def _run_serial(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
-        # One worker runs the processes strictly one after another, the next starting as soon
-        # as the last ends; meanwhile the caller records the last one's result (store row,
-        # progress), so that bookkeeping costs the sweep no time of its own.
-        pool = ThreadPoolExecutor(max_workers=1)
+    def _run_serial(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
+        # One process at a time, in one thread, the next starting as soon as the last has
+        # ended. Everything else happens while a benchmark runs: the next one's temporary
+        # directory and output files are prepared, the last one's output read and parsed,
+        # and the caller records its result (store row, progress) before the next wait.
+        pending = iter(jobs)
+        current = self._prepare(next(pending, None))
+        upcoming = None
         try:
-            pending = iter(jobs)
-            ahead: deque[Future[list[Measurement]]] = deque(
-                pool.submit(self._run_one, job) for job in itertools.islice(pending, 2)
-            )
-            while ahead:
-                result = ahead.popleft().result()
-                nxt = next(pending, None)
-                if nxt is not None:
-                    ahead.append(pool.submit(self._run_one, nxt))
+            if current is not None:
+                current.start()
+                upcoming = self._prepare(next(pending, None))
+            while current is not None:
+                current.wait()
+                if upcoming is not None:
+                    upcoming.start()
+                result = current.results()
+                current, upcoming = upcoming, None
+                if current is not None:
+                    upcoming = self._prepare(next(pending, None))
                 yield result
         finally:
-            pool.shutdown(wait=True, cancel_futures=True)
+            for step in (current, upcoming):
+                if step is not None:
+                    step.discard()
+
+    def _prepare(self, job: Job | None) -> _Step | None:
+        if job is None:
+            return None
+        if self.gpus:
+            job = pin(job, self.gpus[0])
+        return _Batched(job) if isinstance(job, Batch) else _Single(job)
+
+
+class _Single:
+    """One invocation as pipeline steps (see ``harness.process.Process``)."""
+
+    def __init__(self, inv: Invocation) -> None:
+        self.inv = inv
+        self.process = Process(inv)
+
+    def start(self) -> None:
+        self.process.start()
+
+    def wait(self) -> None:
+        self.process.wait()
+
+    def results(self) -> list[Measurement]:
+        return [outcome_of(self.inv, self.process.collect()).measurement]
+
+    def discard(self) -> None:
+        self.process.discard()
+
+
+class _Batched:
+    """A batch runs whole at ``wait`` (it may need several processes)."""
+
+    def __init__(self, batch: Batch) -> None:
+        self.batch = batch
+        self.out: list[Measurement] = []
+
+    def start(self) -> None:
+        pass
+
+    def wait(self) -> None:
+        self.out = execute_batch(self.batch)
+
+    def results(self) -> list[Measurement]:
+        return self.out
+
+    def discard(self) -> None:
+        pass
+
+
+_Step = _Single | _Batched
 
 
 class DaskExecutor:
@@ -130,7 +182,7 @@ class DaskExecutor:
             ) from exc
         self._client = Client(address)
 
-    def run(self, jobs: Sequence[Job]) -> Iterator[list[Measurement]]:
+    def run(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
         """Submit everything; the scheduler decides placement."""
         from distributed import as_completed
 

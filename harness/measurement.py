@@ -64,6 +64,8 @@ class Summary:
     @classmethod
     def of(cls, samples: list[float]) -> Summary:
         """Summarise samples (at least one)."""
+        if len(samples) == 1:
+            return cls(median=samples[0], mean=samples[0], stdev=0.0, n=1)
         return cls(
             median=statistics.median(samples),
             mean=statistics.fmean(samples),

@@ -61,16 +61,15 @@ def _value_key(value: ParamValue) -> tuple[int, float, str]:
 
 def union_grid(cases: Sequence[Case], exclude: Sequence[str] = ()) -> dict[str, list[ParamValue]]:
     """Per tuned key (first-seen order), the sorted union of its values over ``cases``."""
-    grid: dict[str, list[ParamValue]] = {}
+    grid: dict[str, dict[tuple[type, ParamValue], ParamValue]] = {}
     for case in cases:
         for key, values in case.tune.items():
             if key in exclude:
                 continue
-            bucket = grid.setdefault(key, [])
-            for value in values:
-                if value not in bucket:
-                    bucket.append(value)
-    return {key: sorted(values, key=_value_key) for key, values in grid.items()}
+            bucket = grid.setdefault(key, {})
+            for value in values:  # keyed by type too: 1, 1.0 and True stay distinct
+                bucket.setdefault((type(value), value), value)
+    return {key: sorted(values.values(), key=_value_key) for key, values in grid.items()}
 
 
 def iter_combos(grid: Mapping[str, Sequence[ParamValue]]) -> Iterator[dict[str, ParamValue]]:
@@ -80,9 +79,9 @@ def iter_combos(grid: Mapping[str, Sequence[ParamValue]]) -> Iterator[dict[str, 
         yield dict(zip(keys, values, strict=True))
 
 
-def case_allows(case: Case, combo: Mapping[str, ParamValue]) -> bool:
-    """Whether every key the case tunes takes a value from the case's own list."""
-    return all(combo[key] in values for key, values in case.tune.items() if key in combo)
+def _allowed_sets(case: Case) -> dict[str, set[tuple[type, ParamValue]]]:
+    """Per tuned key of a case, its values as a set (typed, like ``union_grid``)."""
+    return {key: {(type(v), v) for v in values} for key, values in case.tune.items()}
 
 
 def project(case: Case, combo: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
@@ -157,12 +156,17 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
     legal: dict[Config, tuple[int, ...]] = {}
     tasks: list[Task] = []
     seen: set[tuple[int, Config]] = set()
+    allowed = [(case, _allowed_sets(case)) for case in bench.cases]
     for combo in iter_combos(grid):
         frozen = make_config(combo)
         combos.append(frozen)
         ok_cases = []
-        for case in bench.cases:
-            if not case_allows(case, combo):
+        for case, sets in allowed:
+            if not all(
+                (type(combo[key]), combo[key]) in values
+                for key, values in sets.items()
+                if key in combo
+            ):
                 continue
             ok_cases.append(case.index)
             values = project(case, combo)

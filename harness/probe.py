@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from harness.invoke import RunOptions, build_invocation, execute, resolve_executable
+from harness.invoke import RunOptions, build_invocation, resolve_executable
 from harness.plan import ParamValue, Task, make_config
+from harness.process import execute
 from harness.readers import Row
 from harness.space import Bench
 

@@ -7,6 +7,7 @@ large size cannot drown a small one, and only combos measured in every case are 
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 from collections import defaultdict
@@ -51,7 +52,8 @@ def aggregate(measurements: Sequence[Measurement]) -> dict[tuple[int, Config], A
         groups[(m.case_index, make_config(m.params))].append(m)
     out: dict[tuple[int, Config], Aggregate] = {}
     for key, items in groups.items():
-        items.sort(key=lambda m: m.repeat)
+        if len(items) > 1:
+            items.sort(key=lambda m: m.repeat)
         samples = [m.value for m in items if m.ok and m.value is not None]
         spreads = [m.spread for m in items if m.ok and m.spread is not None]
         first = items[0]
@@ -87,12 +89,17 @@ def better(a: float, b: float, direction: str) -> bool:
     return a > b if direction == "max" else a < b
 
 
-def case_bests(
-    aggs: Mapping[tuple[int, Config], Aggregate], direction: str
-) -> dict[int, Aggregate]:
-    """Per case, the configuration with the best median."""
+def in_order(aggs: Mapping[tuple[int, Config], Aggregate]) -> list[Aggregate]:
+    """Aggregates by case, then configuration (its text: values of mixed types compare)."""
+    keyed = [((agg.case_index, repr(agg.config)), agg) for agg in aggs.values()]
+    keyed.sort(key=lambda pair: pair[0])
+    return [agg for _, agg in keyed]
+
+
+def case_bests(ordered: Sequence[Aggregate], direction: str) -> dict[int, Aggregate]:
+    """Per case, the configuration with the best median (the first in ``ordered`` on ties)."""
     best: dict[int, Aggregate] = {}
-    for agg in sorted(aggs.values(), key=lambda a: (a.case_index, repr(a.config))):
+    for agg in ordered:
         if agg.summary is None:
             continue
         current = best.get(agg.case_index)
@@ -143,13 +150,10 @@ def _agg_entry(bench: Bench, agg: Aggregate) -> dict[str, Any]:
         "spread": agg.spread,
     }
     if summary is not None:
-        entry.update(
-            value=summary.median,
-            median=summary.median,
-            mean=summary.mean,
-            stdev=summary.stdev,
-            n=summary.n,
-        )
+        entry["value"] = entry["median"] = summary.median
+        entry["mean"] = summary.mean
+        entry["stdev"] = summary.stdev
+        entry["n"] = summary.n
     return entry
 
 
@@ -179,6 +183,7 @@ def bench_result(
     """The profile entry of one bench (BatchLAS's keys plus spread, coverage and failures)."""
     main = [m for m in measurements if m.phase == "main"]
     aggs = aggregate(main)
+    ordered = in_order(aggs)
     failures = [_failure_entry(m) for m in measurements if not m.ok]
     result: dict[str, Any] = {
         "bench": bench.name,
@@ -194,13 +199,10 @@ def bench_result(
         "best": None,
         "top": [],
         "per_case_best": [],
-        "measurements": [
-            _agg_entry(bench, a)
-            for a in sorted(aggs.values(), key=lambda a: (a.case_index, repr(a.config)))
-        ],
+        "measurements": [_agg_entry(bench, a) for a in ordered],
         "coverage": {"complete": False, "combos": 0, "combos_covering_all_cases": 0, "note": ""},
     }
-    bests = case_bests(aggs, bench.direction)
+    bests = case_bests(ordered, bench.direction)
     result["per_case_best"] = [_agg_entry(bench, bests[c]) for c in sorted(bests)]
     if plan is None:
         result["coverage"]["note"] = "not swept"
@@ -214,7 +216,7 @@ def bench_result(
             if agg is not None and agg.summary is not None:
                 per_case[case.index][combo] = agg.summary.median
     scores = score_configs(per_case, cases, bench.direction)
-    ranked = sorted(scores.items(), key=lambda kv: (kv[1], repr(kv[0])))
+    ranked = _top(scores, topk)
     top = []
     for combo, score in ranked[:topk]:
         top.append(
@@ -251,6 +253,15 @@ def bench_result(
         "note": note,
     }
     return result
+
+
+def _top(scores: Mapping[Config, float], k: int) -> list[tuple[Config, float]]:
+    """The ``k`` best-scored combos, ties broken by their text (deterministic)."""
+    candidates = list(scores.items())
+    if len(candidates) > k > 0:
+        cutoff = heapq.nsmallest(k, scores.values())[-1]
+        candidates = [kv for kv in candidates if kv[1] <= cutoff]
+    return sorted(candidates, key=lambda kv: (kv[1], repr(kv[0])))[:k]
 
 
 def build_profile(meta: Mapping[str, Any], results: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

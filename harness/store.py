@@ -1,14 +1,19 @@
 """The measurement store: every attempted invocation as one row of an SQLite database (WAL).
 
 A row is written when its attempt has ended, one transaction each, so a sweep killed at any
-moment loses only the attempts in flight. The cache key (executable hash + argv + env
-overrides + repeat index) finds earlier attempts: an unchanged sweep re-runs nothing.
+moment loses only the attempts in flight. Commits do not fsync (WAL, ``synchronous=NORMAL``:
+a killed process loses nothing, a power cut at most the last transactions), and the log is
+copied into the database by a background checkpoint, so no commit waits for the disk. The
+cache key (executable hash + argv + env overrides + repeat index) finds earlier attempts: an
+unchanged sweep re-runs nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
+import threading
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from types import TracebackType
@@ -65,6 +70,8 @@ class Store:
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._checkpointer: _Checkpointer | None = None
+        self._since_checkpoint = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
@@ -72,6 +79,9 @@ class Store:
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
             self._check_format()
+            # Checkpoints (copying the log into the database, with an fsync that can take
+            # tens of milliseconds) run in a thread of their own, never inside a commit.
+            self._db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
             raise ProfileError(
                 f"{self.path}: not a benchspace measurement store ({exc}); "
@@ -108,8 +118,22 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        """Close the connection."""
+        """Checkpoint what the log holds and close the connection."""
+        if self._checkpointer is not None:
+            self._checkpointer.stop()
+            self._checkpointer = None
+        with contextlib.suppress(sqlite3.Error):
+            self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
         self._db.close()
+
+    def _logged(self) -> None:
+        """Count a commit; every CHECKPOINT_ROWS of them, ask for a checkpoint."""
+        self._since_checkpoint += 1
+        if self._since_checkpoint >= CHECKPOINT_ROWS:
+            self._since_checkpoint = 0
+            if self._checkpointer is None:
+                self._checkpointer = _Checkpointer(self.path)
+            self._checkpointer.request()
 
     def add(self, m: Measurement) -> None:
         """Record one finished attempt (its own transaction)."""
@@ -124,6 +148,7 @@ class Store:
             self._db.execute(
                 f"INSERT INTO attempts ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
             )
+        self._logged()
 
     def latest(self, keys: Iterable[str]) -> dict[str, Measurement]:
         """The most recent attempt per cache key, for the keys that have one."""
@@ -141,6 +166,15 @@ class Store:
                 found[m.cache_key] = m
         return found
 
+    def find(self, key: str) -> Measurement | None:
+        """The most recent attempt with this cache key, if any."""
+        row = self._db.execute(self._find_query, (key,)).fetchone()
+        return None if row is None else _measurement(row)
+
+    _find_query = (
+        f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? ORDER BY id DESC LIMIT 1"
+    )
+
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""
         query = f"SELECT {', '.join(_COLUMNS)} FROM attempts"
@@ -154,6 +188,43 @@ class Store:
     def count(self) -> int:
         """Number of attempts recorded."""
         return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+
+
+CHECKPOINT_ROWS = 256
+"""Rows between checkpoints (about 700 pages of log; SQLite's own default is 1000 pages)."""
+
+
+class _Checkpointer:
+    """A thread with its own connection that checkpoints the log when asked (a passive
+    checkpoint: it never blocks the writer; SQLite releases the interpreter while it works)."""
+
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._wanted = threading.Event()
+        self._stopping = False
+        self._thread = threading.Thread(target=self._run, name="store-checkpoint", daemon=True)
+        self._thread.start()
+
+    def request(self) -> None:
+        self._wanted.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wanted.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self._path, timeout=30.0)
+        try:
+            while True:
+                self._wanted.wait()
+                self._wanted.clear()
+                if self._stopping:
+                    return
+                with contextlib.suppress(sqlite3.Error):
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        finally:
+            db.close()
 
 
 def _measurement(row: tuple[object, ...]) -> Measurement:

@@ -14,7 +14,7 @@ if __name__ == "__main__" and not __package__:
     from pathlib import Path as _Path
 
     sys.path[0] = str(_Path(__file__).resolve().parent.parent)
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,28 +125,36 @@ class Sweep:
         self.cached = 0
 
     def measure(
-        self, invocations: Sequence[Invocation], batching: Batching | None = None
+        self, invocations: Iterable[Invocation], batching: Batching | None = None
     ) -> list[Measurement]:
-        """Measure invocations, reusing finished attempts unless ``rerun``; all are stored."""
-        found = {} if self.rerun else self.store.latest(inv.cache_key for inv in invocations)
+        """Measure invocations, reusing finished attempts unless ``rerun``; all are stored.
+
+        Unbatched invocations are built, looked up in the store and handed to the executor
+        one at a time, as it asks for them: in a serial sweep that work happens while the
+        previous benchmark runs."""
+        seen: list[Invocation] = []
         results: dict[str, Measurement] = {}
-        todo: list[Invocation] = []
         queued: set[str] = set()
-        for inv in invocations:
-            hit = found.get(inv.cache_key)
-            if hit is not None and inv.cache_key not in results:
-                results[inv.cache_key] = hit
-                self.cached += 1
-                self.progress.advance(hit, cached=True)
-            elif inv.cache_key not in results and inv.cache_key not in queued:
-                queued.add(inv.cache_key)
-                todo.append(inv)
-        jobs: list[Job] = list(todo)
+
+        def todo() -> Iterator[Invocation]:
+            for inv in invocations:
+                seen.append(inv)
+                key = inv.cache_key
+                if key in results or key in queued:
+                    continue
+                hit = None if self.rerun else self.store.find(key)
+                if hit is not None:
+                    results[key] = hit
+                    self.cached += 1
+                    self.progress.advance(hit, cached=True)
+                else:
+                    queued.add(key)
+                    yield inv
+
+        jobs: Iterable[Job] = todo()
         if batching is not None:
-            jobs = list(
-                make_batches(
-                    todo, param=batching.param, size=batching.size, position=batching.position
-                )
+            jobs = make_batches(
+                list(todo()), param=batching.param, size=batching.size, position=batching.position
             )
         for ms in self.executor.run(jobs):
             for m in ms:
@@ -162,10 +170,12 @@ class Sweep:
         # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
         # configuration): it is reported under the phase that asked for it now.
         return [
-            replace(results[inv.cache_key], phase=inv.phase)
-            for inv in invocations
-            if inv.cache_key in results
+            _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
         ]
+
+
+def _as_phase(m: Measurement, phase: str) -> Measurement:
+    return m if m.phase == phase else replace(m, phase=phase)
 
 
 def _repeats(bench: Bench, options: TuneOptions) -> int:
@@ -181,23 +191,19 @@ def _invocations(
     exe_path: Path | None,
     exe_sha: str,
     options: TuneOptions,
-) -> list[Invocation]:
-    run = options.run
-    if options.timeout_s is not None:
-        bench_timeout: float | None = options.timeout_s
-    else:
-        bench_timeout = bench.timeout_s
+) -> Iterator[Invocation]:
     # Repeats are interleaved across configurations, never back to back.
-    invs = []
     for repeat in range(_repeats(bench, options)):
         for task in tasks:
-            inv = build_invocation(
-                bench, task, exe_path=exe_path, exe_sha256=exe_sha, options=run, repeat=repeat
+            yield build_invocation(
+                bench,
+                task,
+                exe_path=exe_path,
+                exe_sha256=exe_sha,
+                options=options.run,
+                repeat=repeat,
+                timeout_s=options.timeout_s,
             )
-            if bench_timeout is not None:
-                inv = replace(inv, timeout_s=bench_timeout)
-            invs.append(inv)
-    return invs
 
 
 def _pre_tune(
