@@ -164,7 +164,7 @@ def test_comments_kept_and_a_note_added(space: Space, report: SensitivityReport)
     assert raw["_comment"][1] == "pruned by `benchspace sensitivity` from profile p.json:"
     assert raw["_comment"][2:] == list(result.notes)
     assert any(
-        n.startswith("tile.pad: dead (max spread 0.50 % <= noise 1.20 %") for n in result.notes
+        n.startswith("tile.pad: dead (max spread 0.50 % <= noise 1.14 %") for n in result.notes
     )
     assert any(
         "tile.block: trimmed 16, 128" in n and "kept 16 (incumbent)" in n for n in result.notes
