@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 """Benchmark (not a test): does ``sensitivity --write-pruned`` shrink a space and keep its winners?
 
-1. ``benchspace tune`` the full space (default spaces/demo.json) with ``--repeats 3``;
-2. ``benchspace sensitivity --write-pruned`` on that profile (noise measured from the repeats);
+1. ``benchspace tune`` the full space (default spaces/demo.json) with ``--repeats 5`` (the
+   noise floor is two standard errors of a difference of medians: five repeats give a floor
+   0.8 times three's, on medians that a single disturbed run does not move);
+2. ``benchspace sensitivity --write-pruned --trim per-case`` on that profile (noise measured
+   from the repeats; ``--trim global`` keeps a value everywhere unless it never came within
+   noise of any case's best);
 3. ``benchspace tune`` the pruned space, into a store of its own so that every configuration is
    measured afresh (reusing the first sweep's store would re-measure nothing);
 4. compare: invocations per repeat before and after, and per case whether the pruned run's
@@ -12,10 +16,10 @@
    measured both configurations.
 
 Prints the figures; exits 1 when a winner is neither equal nor within noise, or when the cut
-is below --min-cut percent. A winner that differs only in a pre-tuned parameter is counted
-apart: the pre_tune phase is the same in both spaces (pruning never touches it), so such a
-difference is the phase re-deciding on noise, and the profiles hold no main-sweep measurement
-of the other choice to compare. Build the demo first:
+is below --min-cut percent. A winner that differs only in a pre-tuned parameter is judged on
+the pre_tune phases' own tables (each choice's score, the geometric mean over the phase's
+cases of value / case best); profiles without those tables count it apart. Build the demo
+first:
 
     cmake -S . -B /tmp/demo-build -DCMAKE_BUILD_TYPE=Release && cmake --build /tmp/demo-build -j2
     python benchmarks/prune_check.py --build-dir /tmp/demo-build
@@ -59,6 +63,22 @@ def _lookup(result: Mapping[str, Any], case: int, want: Mapping[str, Any]) -> fl
     return None
 
 
+def _phase_score(
+    result: Mapping[str, Any], win: Mapping[str, Any], names: set[str]
+) -> float | None:
+    """The score a pre_tune phase's table gives the winner's values of `names`."""
+    for phase in result.get("pre_tune") or []:
+        if not names <= set(phase.get("params") or {}):
+            continue
+        for row in phase.get("table") or []:
+            params = row.get("params") or {}
+            if row.get("score") is not None and all(
+                value_key(params.get(n)) == value_key(win[n]) for n in names
+            ):
+                return float(row["score"])
+    return None
+
+
 def _show(values: Mapping[str, Any]) -> str:
     return " ".join(f"{k}={json.dumps(v)}" for k, v in sorted(values.items())) or "-"
 
@@ -92,11 +112,20 @@ def _verdict(
     value = _lookup(pruned_run, case, full_win)
     if value is not None:
         gaps.append(("pruned run", -_excess(value, float(theirs["value"]), direction)))
+    if not gaps and differ <= pre_tuned:
+        # The winners differ only in what a pre_tune phase decided: compare the two choices
+        # on the phases' own tables (their scores, geometric means over the phase's cases).
+        value = _phase_score(full_run, pruned_win, differ)
+        mine_score = _phase_score(full_run, full_win, differ)
+        if value is not None and mine_score is not None:
+            gaps.append(("full run pre_tune", 100.0 * (value / mine_score - 1.0)))
+        value = _phase_score(pruned_run, full_win, differ)
+        theirs_score = _phase_score(pruned_run, pruned_win, differ)
+        if value is not None and theirs_score is not None:
+            gaps.append(("pruned run pre_tune", -100.0 * (value / theirs_score - 1.0)))
+        if not gaps:
+            return "pre-tune", f"pre_tune re-decided {', '.join(sorted(differ))} (no table)"
     if not gaps:
-        if differ <= pre_tuned:
-            # The pre_tune phase is the same in both spaces (never pruned) and re-decided on
-            # noise; its other candidates are not in either profile's main measurements.
-            return "pre-tune", f"pre_tune re-decided {', '.join(sorted(differ))} (not pruned)"
         return "different", "DIFFERENT (not comparable: neither run measured the other's)"
     gap = sum(g for _, g in gaps) / len(gaps)
     shown = ", ".join(f"{where} {g:+.2f} %" for where, g in gaps)
@@ -151,9 +180,9 @@ def main() -> int:
     parser.add_argument("--space", type=Path, default=ROOT / "spaces" / "demo.json")
     parser.add_argument("--build-dir", type=Path, default=Path("/tmp/demo-build"))
     parser.add_argument("--work", type=Path, default=Path("/tmp/prune-check"))
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--min-cut", type=float, default=40.0, help="percent (default 40)")
-    parser.add_argument("--trim", choices=("global", "per-case"), default="global")
+    parser.add_argument("--trim", choices=("global", "per-case"), default="per-case")
     parser.add_argument(
         "--reuse", action="store_true", help="keep the profiles of an earlier run; compare only"
     )

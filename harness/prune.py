@@ -8,6 +8,9 @@
   from the grids; with ``per_case``, so is a value from each case where it neither won nor
   came within noise of the best. The case's incumbent always stays, and so does the
   cross-case best's value (in per-case mode); a grid is never emptied.
+* A pre_tune phase's parameter (judged on the phase's own table) loses the values that never
+  won a phase case and never came within noise of one's best, incumbents kept; it is never
+  pinned (the phase stays, with at least one value).
 * Everything else is kept as written, ``_comment`` keys included; a top-level ``_comment``
   entry records what was pruned and why.
 """
@@ -243,6 +246,41 @@ def _trim(
     )
 
 
+def _trim_phase(
+    entry: dict[str, Any], bench: BenchReport, report: ParamReport, incumbent: Mapping[int, Value]
+) -> Trim | None:
+    """Trim never-winning values from the grid of the pre_tune phase that sets the param."""
+    phases = entry.get("pre_tune")
+    index = report.pre_tune
+    if not isinstance(phases, list) or index is None or index >= len(phases):
+        return None
+    grid = (phases[index].get("params") or {}).get(report.param)
+    if not isinstance(grid, list):
+        return None
+    never = {value_key(v) for v in report.never_winning}
+    held = {value_key(v) for v in incumbent.values()}
+    keep = [v for v in grid if value_key(v) not in never or value_key(v) in held]
+    if not keep:  # never empty: the phase winner stays
+        keep = [
+            v
+            for v in grid
+            if any(value_key(v) == value_key(w.value) for w in report.values if w.wins)
+        ][:1] or grid[:1]
+    kept_keys = {value_key(v) for v in keep}
+    removed = [v for v in grid if value_key(v) not in kept_keys]
+    if not removed:
+        return None
+    phases[index]["params"][report.param] = keep
+    phase_cases = tuple(int(c) for c in phases[index].get("cases") or ())
+    return Trim(
+        bench=bench.bench,
+        param=f"{report.param} (pre_tune[{index}])",
+        removed=tuple((v, phase_cases) for v in removed),
+        everywhere=tuple(removed),
+        kept=tuple(v for v in keep if value_key(v) in never),
+    )
+
+
 def _trim_note(trim: Trim, floor: str) -> str:
     never = {value_key(v) for v in trim.everywhere}
     parts = []
@@ -297,8 +335,15 @@ def prune_space(
         floor = f"{br.noise.pct:.2f} % ({br.noise.source})"
         tuned = set(bench.tune_params())
         for pr in br.params:
+            if pr.pre_tune is not None:
+                incumbent = incumbent_values.get((bench.name, pr.param), {})
+                trim = _trim_phase(entry, br, pr, incumbent)
+                if trim is not None:
+                    trims.append(trim)
+                    notes.append(_trim_note(trim, floor))
+                continue
             if pr.param not in tuned:
-                continue  # pre-tuned, or not a grid of this space
+                continue  # not a grid of this space
             incumbent = incumbent_values.get((bench.name, pr.param), {})
             if pr.verdict == "dead":
                 pin = _pin(entry, br, pr, incumbent, floor)

@@ -30,6 +30,11 @@ slice's mean (so slices pool), then tested pooled over all cases (power against 
 consistent effect) and per case (an effect confined to one case), alpha 0.05 with a
 Bonferroni correction over those tests. Without repeats, inert means dead.
 
+A pre_tune phase's parameters are judged the same way on the phase's own table (every combo
+it measured, median per phase case: ``pre_tune[i].table`` in the profile); profiles written
+before the table existed hold only the phase winner, and those parameters are reported as
+not analysed.
+
 Pure: takes the profile as data, returns frozen records; rendering lives in the CLI.
 Also runs as a script: ``python harness/sensitivity.py PROFILE`` (BatchLAS's usage).
 """
@@ -125,6 +130,9 @@ class ParamReport:
     inert_p: float | None
     """Smallest Bonferroni-adjusted p-value of the pooled and per-case tests (None: untested)."""
     values: tuple[ValueStat, ...]
+    pre_tune: int | None = None
+    """The pre_tune phase that sets this parameter (judged on the phase's own table of
+    measurements and cases); None for a main-sweep parameter."""
 
     @property
     def slices(self) -> int:
@@ -154,11 +162,17 @@ class BenchReport:
     noise: NoiseFloor
     params: tuple[ParamReport, ...]
     pre_tuned: tuple[str, ...]
-    """Parameters set by pre_tune phases: only their winner is in the profile."""
+    """Parameters set by pre_tune phases (analysed when the profile has the phase's table)."""
     best_params: Mapping[str, ParamValue] | None
     """The cross-case best configuration, when the profile has one."""
     measurements: int
     cases: tuple[int, ...]
+
+    @property
+    def unanalysed(self) -> tuple[str, ...]:
+        """Pre-tuned parameters without a report (older profiles hold only the winner)."""
+        analysed = {p.param for p in self.params}
+        return tuple(n for n in self.pre_tuned if n not in analysed)
 
     def param(self, name: str) -> ParamReport:
         """The report of parameter `name`."""
@@ -196,7 +210,7 @@ class _Row:
     values: Mapping[str, ParamValue]
     """Tuned parameter values (env ones included)."""
     value: float
-    samples: tuple[float, ...]
+    samples: tuple[float, ...] = ()
 
 
 def value_key(value: object) -> tuple[str, object]:
@@ -482,6 +496,84 @@ def _tuned_names(rows: Iterable[_Row]) -> list[str]:
     return list(names)
 
 
+def _param_report(
+    bench: str,
+    name: str,
+    rows: Sequence[_Row],
+    *,
+    others: Sequence[str],
+    direction: str,
+    floor: float,
+    winners: Mapping[object, _Row],
+    failed: Mapping[tuple[str, object], ParamValue],
+    case_index: Mapping[object, int],
+    env_var: str | None = None,
+    pre_tune: int | None = None,
+) -> ParamReport:
+    slices = _slices(rows, name, others, direction)
+    spreads = tuple(_spread([r.value for r in g.values()], direction) for g in slices)
+    verdict = _verdict(spreads, floor)
+    inert, test, p = False, "", None
+    if verdict in ("dead", "flat"):
+        p = _inert_p(slices)
+        if p is None:
+            test, inert = "none (no repeats)", verdict == "dead"
+        else:
+            test, inert = "kruskal-wallis", p >= INERT_ALPHA
+    return ParamReport(
+        bench=bench,
+        param=name,
+        env_var=env_var,
+        spreads=spreads,
+        median_pct=statistics.median(spreads) if spreads else None,
+        p90_pct=percentile(spreads, 90) if spreads else None,
+        max_pct=max(spreads) if spreads else None,
+        verdict=verdict,
+        inert=inert,
+        inert_test=test,
+        inert_p=p,
+        values=_value_stats(rows, name, direction, floor, winners, failed, case_index),
+        pre_tune=pre_tune,
+    )
+
+
+def _phase_reports(
+    bench: str, phase: Mapping[str, Any], *, direction: str, floor: float
+) -> list[ParamReport]:
+    """Reports of a pre_tune phase's parameters from its table (every combo's median per
+    phase case): the same slices, verdicts and never-winning values as a main parameter."""
+    table, cases = phase.get("table"), phase.get("cases")
+    if not isinstance(table, list) or not isinstance(cases, list):
+        return []
+    rows: list[_Row] = []
+    for entry in table:
+        for case, value in zip(cases, entry.get("values") or [], strict=False):
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
+                rows.append(_Row(case=int(case), values=dict(entry["params"]), value=float(value)))
+    winners: dict[object, _Row] = {}
+    for row in rows:
+        current = winners.get(row.case)
+        if current is None or better(row.value, current.value, direction):
+            winners[row.case] = row
+    names = list(phase.get("params") or {})
+    index = phase.get("phase_index")
+    return [
+        _param_report(
+            bench,
+            name,
+            rows,
+            others=[o for o in names if o != name],
+            direction=direction,
+            floor=floor,
+            winners=winners,
+            failed={},
+            case_index={int(c): int(c) for c in cases},
+            pre_tune=index if isinstance(index, int) else 0,
+        )
+        for name in names
+    ]
+
+
 def analyse_bench(
     result: Mapping[str, Any], *, noise_pct: float | None, fallback_pct: float
 ) -> BenchReport:
@@ -504,37 +596,24 @@ def analyse_bench(
         if current is None or better(row.value, current.value, direction):
             winners[row.case] = row
     names = [n for n in _tuned_names(rows) if n not in pre_tuned]
-    params = []
-    for name in names:
-        others = [o for o in names if o != name] + list(pre_tuned)
-        slices = _slices(rows, name, others, direction)
-        spreads = tuple(_spread([r.value for r in g.values()], direction) for g in slices)
-        verdict = _verdict(spreads, floor.pct)
-        inert, test, p = False, "", None
-        if verdict in ("dead", "flat"):
-            p = _inert_p(slices)
-            if p is None:
-                test, inert = "none (no repeats)", verdict == "dead"
-            else:
-                test, inert = "kruskal-wallis", p >= INERT_ALPHA
-        params.append(
-            ParamReport(
-                bench=str(result.get("bench")),
-                param=name,
-                env_var=env_spec.get(name),
-                spreads=spreads,
-                median_pct=statistics.median(spreads) if spreads else None,
-                p90_pct=percentile(spreads, 90) if spreads else None,
-                max_pct=max(spreads) if spreads else None,
-                verdict=verdict,
-                inert=inert,
-                inert_test=test,
-                inert_p=p,
-                values=_value_stats(
-                    rows, name, direction, floor.pct, winners, _attempted(result, name), case_index
-                ),
-            )
+    bench = str(result.get("bench"))
+    params = [
+        _param_report(
+            bench,
+            name,
+            rows,
+            others=[o for o in names if o != name] + list(pre_tuned),
+            direction=direction,
+            floor=floor.pct,
+            winners=winners,
+            failed=_attempted(result, name),
+            case_index=case_index,
+            env_var=env_spec.get(name),
         )
+        for name in names
+    ]
+    for phase in result.get("pre_tune") or []:
+        params.extend(_phase_reports(bench, phase, direction=direction, floor=floor.pct))
     best = result.get("best")
     return BenchReport(
         bench=str(result.get("bench")),

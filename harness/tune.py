@@ -36,6 +36,7 @@ from harness.plan import (
     Config,
     MainPlan,
     ParamValue,
+    PreTunePlan,
     Sampler,
     Task,
     apply_sample,
@@ -252,6 +253,7 @@ def _pre_tune(
                     "values": [],
                     "score": None,
                     "note": "no combination succeeded in every phase case",
+                    "table": _phase_table(plan, per_case, scores),
                 }
             )
             return resolved, summaries, measured
@@ -265,9 +267,28 @@ def _pre_tune(
                 "resolved_params": dict(winner),
                 "values": [per_case[c][winner] for c in plan.cases],
                 "score": scores[winner],
+                "table": _phase_table(plan, per_case, scores),
             }
         )
     return resolved, summaries, measured
+
+
+def _phase_table(
+    plan: PreTunePlan,
+    per_case: Mapping[int, Mapping[Config, float]],
+    scores: Mapping[Config, float],
+) -> list[dict[str, Any]]:
+    """Every combo a pre-tune phase measured: its median per phase case (None where it
+    failed) and its score (None unless it succeeded in every phase case), so that
+    ``sensitivity`` can judge the phase's parameters like any other."""
+    return [
+        {
+            "params": dict(combo),
+            "values": [per_case[c].get(combo) for c in plan.cases],
+            "score": scores.get(combo),
+        }
+        for combo in plan.combos
+    ]
 
 
 def tune_bench(

@@ -275,3 +275,43 @@ def test_tune_then_sensitivity_end_to_end(
     assert params["lanes"]["env_var"] == "FAKE_LANES"
     assert (params["ghost"]["verdict"], params["ghost"]["inert"]) == ("dead", True)
     assert params["ghost"]["slices"] == 2 * 2 * 2
+
+
+def test_pre_tune_phase_is_judged_on_its_table_and_trimmed(
+    fake_build: Path,
+    write_space: Callable[..., Path],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # block is pre-tuned on case 0 (the fake's optimum is 32; 200 is 7.9x slower, 16 and 48
+    # 6 % slower); lanes (an env knob) is then swept on every case.
+    space = write_space(
+        [{"bench": "fake", "exe": "fake_benchmark", "metric": "Time (µs) / matrix",
+          "arg_spec": ["n", "block"], "env": {"lanes": "FAKE_LANES"},
+          "pre_tune": [{"params": {"block": [16, 32, 48, 200]}, "cases": [0]}],
+          "cases": [{"fixed": {"n": n}, "tune": {"lanes": [2, 4]}} for n in (64, 256)]}]
+    )  # fmt: skip
+    out = fake_build / "profile.json"
+    argv = ["tune", "--space", str(space), "--build-dir", str(fake_build), "--out", str(out)]
+    assert main([*argv, "--repeats", "2", "--quiet"]) == 0
+    (phase,) = json.loads(out.read_text())["results"][0]["pre_tune"]
+    assert [row["params"]["block"] for row in phase["table"]] == [16, 32, 48, 200]
+    assert [row["score"] for row in phase["table"]] == pytest.approx(
+        [1.0625, 1.0, 1.0625, 7.890625]
+    )
+    report = _analyse(out)
+    block = report.bench("fake").param("block")
+    assert block.pre_tune == 0 and block.verdict == "keep"
+    assert block.never_winning == (16, 48, 200)  # a deterministic fake: a 0 % floor
+    assert report.bench("fake").unanalysed == ()
+    pruned = tmp_path / "pruned.json"
+    capsys.readouterr()
+    assert (
+        main(["sensitivity", str(out), "--space", str(space), "--write-pruned", str(pruned)]) == 0
+    )
+    text = capsys.readouterr().out
+    assert "block (pre_tune[0])" in text and "not analysed" not in text
+    assert "fake.block (pre_tune[0]): trimmed 16, 48, 200" in text
+    raw = json.loads(pruned.read_text())
+    assert raw["spaces"][0]["pre_tune"] == [{"params": {"block": [32]}, "cases": [0]}]
+    assert "invocations per repeat: 8 before, 3 after" in text  # lanes=2 trimmed too

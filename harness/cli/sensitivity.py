@@ -160,6 +160,7 @@ def _param_data(p: ParamReport) -> dict[str, Any]:
     return {
         "param": p.param,
         "env_var": p.env_var,
+        "pre_tune": p.pre_tune,
         "slices": p.slices,
         "spreads": [_num(s) for s in p.spreads],
         "median_pct": _num(p.median_pct),
@@ -311,6 +312,8 @@ def render(report: SensitivityReport, *, markdown: bool = False) -> str:
     rows = [["bench", "parameter", "median %", "p90 %", "max %", "slices", "verdict"]]
     for p in ranked(report):
         name = p.param + (f" (env {p.env_var})" if p.env_var else "")
+        if p.pre_tune is not None:
+            name += f" (pre_tune[{p.pre_tune}])"
         rows.append(
             [p.bench, name, _pct(p.median_pct), _pct(p.p90_pct), _pct(p.max_pct), str(p.slices),
              _verdict(p)]
@@ -332,7 +335,7 @@ def render(report: SensitivityReport, *, markdown: bool = False) -> str:
         for p in never:
             values = ", ".join(map(format_value, p.never_winning))
             lines.append(f"{bullet}{p.bench}.{p.param}: {values}")
-    pre = [f"{b.bench}.{n}" for b in report.benches for n in b.pre_tuned]
+    pre = [f"{b.bench}.{n}" for b in report.benches for n in b.unanalysed]
     if pre:
         lines += [
             "",
