@@ -61,6 +61,11 @@ _COLUMNS = (
 )  # fmt: skip
 
 
+_INSERT = (
+    f"INSERT INTO attempts ({', '.join(_COLUMNS)}) VALUES ({', '.join('?' for _ in _COLUMNS)})"
+)
+
+
 def _dumps(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
 
@@ -74,7 +79,11 @@ class Store:
         self._since_checkpoint = 0
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self._db = sqlite3.connect(self.path, timeout=30.0, check_same_thread=False)
+            # Autocommit: an INSERT is its own transaction (no BEGIN and COMMIT statements
+            # around it), which is all a row needs.
+            self._db = sqlite3.connect(
+                self.path, timeout=30.0, check_same_thread=False, isolation_level=None
+            )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(_SCHEMA)
@@ -91,11 +100,12 @@ class Store:
     def _check_format(self) -> None:
         rows = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
         if not rows:
-            with self._db:
-                self._db.executemany(
-                    "INSERT INTO meta (key, value) VALUES (?, ?)",
-                    [("format", STORE_FORMAT), ("version", str(STORE_VERSION))],
-                )
+            self._db.execute("BEGIN")
+            self._db.executemany(
+                "INSERT INTO meta (key, value) VALUES (?, ?)",
+                [("format", STORE_FORMAT), ("version", str(STORE_VERSION))],
+            )
+            self._db.execute("COMMIT")
             return
         if rows.get("format") != STORE_FORMAT:
             raise ProfileError(f"{self.path}: format {rows.get('format')!r} is not a store")
@@ -136,18 +146,14 @@ class Store:
             self._checkpointer.request()
 
     def add(self, m: Measurement) -> None:
-        """Record one finished attempt (its own transaction)."""
+        """Record one finished attempt (one statement, its own transaction)."""
         values = (
             m.cache_key, m.bench, m.case_index, m.phase, _dumps(dict(m.params)),
             _dumps(list(m.argv)), _dumps(dict(m.env)), m.exe_sha256, m.status, m.value,
             m.spread, m.row, m.repeat, m.returncode, m.stdout_tail, m.stderr_tail, m.error,
             m.duration_s, m.started_at, m.host, m.device, _dumps(dict(m.extra)),
         )  # fmt: skip
-        placeholders = ", ".join("?" for _ in _COLUMNS)
-        with self._db:
-            self._db.execute(
-                f"INSERT INTO attempts ({', '.join(_COLUMNS)}) VALUES ({placeholders})", values
-            )
+        self._db.execute(_INSERT, values)
         self._logged()
 
     def latest(self, keys: Iterable[str]) -> dict[str, Measurement]:
