@@ -496,6 +496,16 @@ def _tuned_names(rows: Iterable[_Row]) -> list[str]:
     return list(names)
 
 
+def _winners(rows: Iterable[_Row], direction: str) -> dict[object, _Row]:
+    """Per case, its best row (the first on ties)."""
+    winners: dict[object, _Row] = {}
+    for row in rows:
+        current = winners.get(row.case)
+        if current is None or better(row.value, current.value, direction):
+            winners[row.case] = row
+    return winners
+
+
 def _param_report(
     bench: str,
     name: str,
@@ -550,11 +560,7 @@ def _phase_reports(
         for case, value in zip(cases, entry.get("values") or [], strict=False):
             if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
                 rows.append(_Row(case=int(case), values=dict(entry["params"]), value=float(value)))
-    winners: dict[object, _Row] = {}
-    for row in rows:
-        current = winners.get(row.case)
-        if current is None or better(row.value, current.value, direction):
-            winners[row.case] = row
+    winners = _winners(rows, direction)
     names = list(phase.get("params") or {})
     index = phase.get("phase_index")
     return [
@@ -590,11 +596,7 @@ def analyse_bench(
     )
     cases = list(dict.fromkeys(row.case for row in rows))
     case_index = {case: case if isinstance(case, int) else i for i, case in enumerate(cases)}
-    winners: dict[object, _Row] = {}
-    for row in rows:
-        current = winners.get(row.case)
-        if current is None or better(row.value, current.value, direction):
-            winners[row.case] = row
+    winners = _winners(rows, direction)
     names = [n for n in _tuned_names(rows) if n not in pre_tuned]
     bench = str(result.get("bench"))
     params = [
