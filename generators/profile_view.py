@@ -52,10 +52,14 @@ class BenchResult:
     metric: str
     direction: str
     rows: tuple[Row, ...]
+    phase_rows: tuple[Row, ...] = ()
+    """What the pre_tune phases measured (from their tables), on the phases' cases."""
 
-    def case_rows(self, case_index: int) -> tuple[Row, ...]:
-        """The rows measured in one case."""
-        return tuple(r for r in self.rows if r.case_index == case_index)
+    def case_rows(self, case_index: int, *, phase: bool = False) -> tuple[Row, ...]:
+        """The rows measured in one case (by the main sweep, or by the pre_tune phases)."""
+        return tuple(
+            r for r in (self.phase_rows if phase else self.rows) if r.case_index == case_index
+        )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -189,6 +193,7 @@ def parse_profile(data: Mapping[str, Any], *, source: str, sha256: str) -> Profi
             metric=str(result.get("metric", "")),
             direction="max" if result.get("direction") == "max" else "min",
             rows=tuple(rows),
+            phase_rows=_phase_rows(result.get("pre_tune")),
         )
     space_path = provenance.get("space_path")
     space_sha = provenance.get("space_sha256")
@@ -200,6 +205,37 @@ def parse_profile(data: Mapping[str, Any], *, source: str, sha256: str) -> Profi
         space_sha256=space_sha if isinstance(space_sha, str) else None,
         results=results,
     )
+
+
+def _phase_rows(phases: object) -> tuple[Row, ...]:
+    """Rows from the pre_tune phases' tables (profiles before the table have none)."""
+    rows: list[Row] = []
+    for phase in phases if isinstance(phases, list) else []:
+        table, cases = phase.get("table"), phase.get("cases")
+        if not isinstance(table, list) or not isinstance(cases, list):
+            continue
+        for entry in table:
+            columns = zip(
+                cases,
+                entry.get("values") or [],
+                entry.get("stdevs") or [None] * len(cases),
+                entry.get("n") or [None] * len(cases),
+                strict=False,
+            )
+            for case, value, stdev, count in columns:
+                if _number(value) is None:
+                    continue
+                rows.append(
+                    Row(
+                        case_index=int(case),
+                        fixed={},
+                        params=dict(entry.get("params") or {}),
+                        value=float(value),
+                        stdev=_number(stdev),
+                        n=count if isinstance(count, int) and not isinstance(count, bool) else None,
+                    )
+                )
+    return tuple(rows)
 
 
 def load_profile_view(path: str | Path) -> ProfileView:

@@ -18,7 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from generators.cxx import CxxType, env_text, literal, normalise
-from generators.header_model import Origin, constant_type, deciding_source, pre_tuned
+from generators.header_model import (
+    Origin,
+    constant_type,
+    deciding_source,
+    pre_tune_cases,
+    pre_tuned,
+)
 from generators.header_parse import ParsedHeader
 from generators.profile_view import Cell, ProfileView, value_cells
 from harness.errors import HeaderError
@@ -148,6 +154,8 @@ def _evidence(
     cases: tuple[Case, ...],
     old: Value | None,
     new: Value,
+    *,
+    phase: bool = False,
 ) -> tuple[list[CaseEvidence], list[str], float | None, float | None]:
     result = profile.results.get(source.bench)
     if result is None:
@@ -167,7 +175,8 @@ def _evidence(
             raise HeaderError(f"{profile.source}: {source.bench}.{source.param}: {exc}") from None
 
     for case in cases:
-        cells = value_cells(result.case_rows(case.index), source.param, result.direction, convert)
+        rows = result.case_rows(case.index, phase=phase)
+        cells = value_cells(rows, source.param, result.direction, convert)
         tables.append(cells)
         old_cell = cells.get(old) if old is not None else None
         new_cell = cells.get(new)
@@ -241,8 +250,14 @@ def _change(
             {k: v for k, v in dataclasses.asdict(c).items() if v not in (None, ())}
             for c in space.bench(source.bench).consumers
         )
+        phase = pre_tuned(space, source) and bool(result and result.phase_rows)
+        if phase:
+            # Its alternatives ran in the pre_tune phase, on the phase's cases: that is the
+            # evidence (the phase's table), whichever bucket this is.
+            bench = space.bench(source.bench)
+            cases = tuple(bench.cases[i] for i in pre_tune_cases(space, source))
         evidence, more, gain, noise = _evidence(
-            space, profile, constant, ctype, source, cases, old, new
+            space, profile, constant, ctype, source, cases, old, new, phase=phase
         )
         if pre_tuned(space, source):
             # Its alternatives ran in the pre_tune phase, not on this bucket's cases.

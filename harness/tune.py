@@ -31,7 +31,7 @@ from harness.invoke import (
     resolve_executable,
     sha256_file,
 )
-from harness.measurement import Measurement
+from harness.measurement import Measurement, Summary
 from harness.plan import (
     Config,
     MainPlan,
@@ -229,10 +229,12 @@ def _pre_tune(
         measured.extend(ms)
         aggs = aggregate(ms)
         per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
+        stats: dict[tuple[int, Config], Summary] = {}
         for combo, task in plan.tasks:
             agg = aggs.get((task.case_index, task.config))
             if agg is not None and agg.summary is not None:
                 per_case[task.case_index][combo] = agg.summary.median
+                stats[task.case_index, combo] = agg.summary
         scores: dict[Config, float] = {}
         for combo in plan.combos:
             if all(combo in per_case[c] for c in plan.cases):
@@ -253,7 +255,7 @@ def _pre_tune(
                     "values": [],
                     "score": None,
                     "note": "no combination succeeded in every phase case",
-                    "table": _phase_table(plan, per_case, scores),
+                    "table": _phase_table(plan, stats, scores),
                 }
             )
             return resolved, summaries, measured
@@ -267,28 +269,31 @@ def _pre_tune(
                 "resolved_params": dict(winner),
                 "values": [per_case[c][winner] for c in plan.cases],
                 "score": scores[winner],
-                "table": _phase_table(plan, per_case, scores),
+                "table": _phase_table(plan, stats, scores),
             }
         )
     return resolved, summaries, measured
 
 
 def _phase_table(
-    plan: PreTunePlan,
-    per_case: Mapping[int, Mapping[Config, float]],
-    scores: Mapping[Config, float],
+    plan: PreTunePlan, stats: Mapping[tuple[int, Config], Summary], scores: Mapping[Config, float]
 ) -> list[dict[str, Any]]:
-    """Every combo a pre-tune phase measured: its median per phase case (None where it
-    failed) and its score (None unless it succeeded in every phase case), so that
-    ``sensitivity`` can judge the phase's parameters like any other."""
-    return [
-        {
-            "params": dict(combo),
-            "values": [per_case[c].get(combo) for c in plan.cases],
-            "score": scores.get(combo),
-        }
-        for combo in plan.combos
-    ]
+    """Every combo a pre-tune phase measured: per phase case its median, stdev and number of
+    repeats (None where it failed), and its score (None unless it succeeded in every phase
+    case), so that ``sensitivity`` and ``review`` can judge the phase like a main sweep."""
+    table = []
+    for combo in plan.combos:
+        cells = [stats.get((c, combo)) for c in plan.cases]
+        table.append(
+            {
+                "params": dict(combo),
+                "values": [None if s is None else s.median for s in cells],
+                "stdevs": [None if s is None else s.stdev for s in cells],
+                "n": [None if s is None else s.n for s in cells],
+                "score": scores.get(combo),
+            }
+        )
+    return table
 
 
 def tune_bench(

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from header_helpers import GOLDEN
+from header_helpers import GOLDEN, PROFILES
 
 from generators.header_model import choose_header
 from generators.header_parse import ParsedHeader, parse_header
-from generators.profile_view import ProfileView
+from generators.profile_view import ProfileView, load_profile_view, parse_profile
 from generators.review import Change, Review, review_header
 from generators.review_format import render_review, review_document
 from harness.errors import HeaderError
@@ -206,3 +206,28 @@ def test_a_pre_tuned_constant_says_so(
         "SORT_INSERTION_CUTOFF: sort.cutoff is pre-tuned (on cases 2); every bucket it decides "
         "takes that one winner",
     )
+
+
+def test_a_pre_tuned_constant_is_judged_on_its_phase_table(
+    demo_space: Space, checked_in: ParsedHeader
+) -> None:
+    # A profile that keeps the phase's table: the evidence is the phase case (n=256) for
+    # every bucket, with its noise from the table's stdevs.
+    data = json.loads((PROFILES / "demo_like.json").read_text())
+    sort = next(r for r in data["results"] if r["bench"] == "sort")
+    sort["pre_tune"][0]["table"] = [
+        {"params": {"cutoff": c}, "values": [v], "stdevs": [s], "n": [3], "score": None}
+        for c, v, s in ((8, 2100.0, 21.0), (16, 2000.0, 20.0), (32, 2050.0, 20.0))
+    ]
+    sha256 = load_profile_view(PROFILES / "demo_like.json").sha256  # the header's banner
+    profile = parse_profile(data, source="p.json", sha256=sha256)
+    text = "".join(checked_in.lines).replace(
+        "SORT_INSERTION_CUTOFF_LARGE = 16;", "SORT_INSERTION_CUTOFF_LARGE = 8;"
+    )
+    review = review_header(demo_space, profile, golden("demo_like.hh"), parse_header(text, "h"))
+    cutoff = change(review, "SORT_INSERTION_CUTOFF_LARGE")
+    assert [(e.case_index, e.old, e.new) for e in cutoff.cases] == [(2, 2100.0, 2000.0)]
+    assert cutoff.gain == pytest.approx(2100.0 / 2000.0 - 1)
+    rel = 0.01 / 3**0.5  # stdev / value / sqrt(n), the same for both
+    assert cutoff.noise == pytest.approx(2 * (2 * rel**2) ** 0.5)
+    assert cutoff.flags == ("pre-tuned",)
