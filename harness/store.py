@@ -14,7 +14,7 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from types import TracebackType
 
@@ -155,22 +155,6 @@ class Store:
         )  # fmt: skip
         self._db.execute(_INSERT, values)
         self._logged()
-
-    def latest(self, keys: Iterable[str]) -> dict[str, Measurement]:
-        """The most recent attempt per cache key, for the keys that have one."""
-        wanted = list(dict.fromkeys(keys))
-        found: dict[str, Measurement] = {}
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start : start + 500]
-            marks = ", ".join("?" for _ in chunk)
-            query = (
-                f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE id IN "
-                f"(SELECT MAX(id) FROM attempts WHERE cache_key IN ({marks}) GROUP BY cache_key)"
-            )
-            for row in self._db.execute(query, chunk):
-                m = _measurement(row)
-                found[m.cache_key] = m
-        return found
 
     def find(self, key: str) -> Measurement | None:
         """The most recent attempt with this cache key, if any."""
