@@ -78,6 +78,8 @@ def execute_batch(batch: Batch) -> list[Measurement]:
         )
         result = run_process(lead)
         done = result.measurement
+        if done.exe_sha256 != lead.exe_sha256:  # rebuilt: every member ran the new binary
+            remaining = [replace(m, exe_sha256=done.exe_sha256) for m in remaining]
         rows: dict[str, Row] = {}
         if result.text.strip():
             try:

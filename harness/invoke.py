@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from harness.exe_identity import current_sha256
 from harness.plan import ParamValue, Task
 from harness.space import Bench, Case
 
@@ -90,20 +91,10 @@ def resolve_executable(exe: str, build_dir: Path) -> Path | None:
     return None
 
 
-_HASH_CACHE: dict[tuple[str, int, int], str] = {}
-
-
 def sha256_file(path: Path) -> str:
-    """sha256 of a file, cached on (path, mtime, size) so a rebuilt file is re-hashed."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _HASH_CACHE:
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-        _HASH_CACHE[key] = digest.hexdigest()
-    return _HASH_CACHE[key]
+    """sha256 of a file; a stat that matches the last one seen answers without re-reading
+    (see ``harness.exe_identity``), so a rebuilt file is re-hashed."""
+    return current_sha256(path)
 
 
 def reader_flags(bench: Bench, options: RunOptions) -> list[str]:

@@ -10,8 +10,12 @@ from typing import Literal
 Value = int | float | str | bool
 """A parameter value as a space file may write it."""
 
-Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing"]
-STATUSES: tuple[Status, ...] = ("ok", "failed", "crashed", "timeout", "parse_error", "missing")
+Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable"]
+STATUSES: tuple[Status, ...] = (
+    "ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable",
+)  # fmt: skip
+"""``unavailable``: the executable could not be started (absent, not executable, fork failed):
+not the configuration's fault, so never a cache hit."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -23,6 +23,7 @@ from typing import Any
 from harness import provenance
 from harness.batch import make_batches
 from harness.errors import BenchspaceError
+from harness.exe_identity import take_changes
 from harness.executor import Executor, Job
 from harness.invoke import (
     Invocation,
@@ -43,6 +44,7 @@ from harness.plan import (
     plan_main,
     plan_pre_tune,
 )
+from harness.process import current_binary
 from harness.profile import (
     aggregate,
     bench_result,
@@ -124,6 +126,7 @@ class Sweep:
         self.rerun = rerun
         self.executed = 0
         self.cached = 0
+        self.exe_changes: list[dict[str, str]] = []
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
@@ -137,8 +140,11 @@ class Sweep:
         results: dict[str, Measurement] = {}
         queued: set[str] = set()
 
+        asked: dict[tuple[object, ...], str] = {}  # a rebuilt binary runs under a new key
+
         def todo() -> Iterator[Invocation]:
-            for inv in invocations:
+            for planned in invocations:
+                inv = current_binary(planned)
                 seen.append(inv)
                 key = inv.cache_key
                 if key in results or key in queued:
@@ -150,6 +156,7 @@ class Sweep:
                     self.progress.advance(hit, cached=True)
                 else:
                     queued.add(key)
+                    asked[_config_of(inv)] = key
                     yield inv
 
         jobs: Iterable[Job] = todo()
@@ -160,7 +167,10 @@ class Sweep:
         for ms in self.executor.run(jobs):
             for m in ms:
                 self.store.add(m)
-                results[m.cache_key] = m
+                results[asked.get(_config_of(m), m.cache_key)] = m
+                for change in take_changes():
+                    self.progress.note(change.line())
+                    self.exe_changes.append(change.as_dict())
                 self.executed += 1
                 self.progress.set_label(f"{m.bench} case {m.case_index}")
                 if not m.ok:
@@ -173,6 +183,10 @@ class Sweep:
         return [
             _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
         ]
+
+
+def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
+    return (x.bench, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat)
 
 
 def _as_phase(m: Measurement, phase: str) -> Measurement:
@@ -403,7 +417,8 @@ def tune(
     # The whole sweep's size is known before it starts (pre-tune winners change which
     # configurations run, not how many), so the ETA covers every bench from the first line.
     progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
-    with Store(options.store) as store:
+    take_changes()  # only changes seen during this sweep are reported
+    with Store(options.store, lock=True, on_wait=progress.note) as store:
         sweep = Sweep(store, executor, progress, rerun=options.rerun)
         for bench in benches:
             result, state = tune_bench(bench, sweep, options)
@@ -415,6 +430,8 @@ def tune(
             assert result is not None
             if result.get("exe_sha256"):
                 meta["provenance"]["executables"][bench.exe] = result["exe_sha256"]
+            if sweep.exe_changes:
+                meta["provenance"]["executable_changes"] = sweep.exe_changes
             results.append(result)
             if on_result is not None:
                 on_result(result)

@@ -94,7 +94,7 @@ def test_missing_and_unstartable(tmp_path: Path) -> None:
     bad = tmp_path / "not_executable"
     bad.write_text("no shebang, no x bit")
     failed = run_process(replace(inv, exe_path=bad)).measurement
-    assert failed.status == "failed" and failed.error.startswith("cannot start:")
+    assert failed.status == "unavailable" and failed.error.startswith("cannot start:")
 
 
 def test_discard_kills_a_started_process_and_cleans_up(tmp_path: Path) -> None:

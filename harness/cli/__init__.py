@@ -9,7 +9,7 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from harness import __version__
+from harness import __version__, reaper
 from harness.errors import BenchspaceError
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
@@ -67,10 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
     args = parser.parse_args(args_list)
     try:
-        return int(args._run(args))
+        with reaper.handled():
+            return int(args._run(args))
     except BenchspaceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except reaper.Terminated as exc:
+        print(f"error: interrupted by {exc.name}; benchmark processes killed, finished "
+              "measurements kept in the store (re-run to resume)", file=sys.stderr)  # fmt: skip
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

@@ -1,0 +1,189 @@
+"""Every benchmark process benchspace starts, so that none outlives it.
+
+- A registry of the live benchmark processes (each the leader of its own session and process
+  group): ``spawn`` starts and registers one, ``release`` forgets it once reaped.
+- Descendants that leave the benchmark's group (a grandchild calling ``setsid()``): on Linux
+  benchspace makes itself a *child subreaper* (``prctl(PR_SET_CHILD_SUBREAPER)``), so such a
+  descendant, once its parent has died, becomes benchspace's child instead of init's.
+  ``reap_orphans`` finds those children (``/proc``), kills their groups and reaps them; it runs
+  after every benchmark and when stopping. A descendant whose ancestors are all still alive is
+  not an orphan yet: it is caught when they die. A descendant that double-forks away from a
+  still-running benchmark *and* escapes before the benchmark dies is the only way out, and
+  only until that benchmark ends.
+- ``handled()``: SIGINT, SIGTERM and SIGHUP kill every registered group, stop new starts, and
+  raise ``Terminated`` in the main thread, so that the sweep unwinds through its ``finally``
+  blocks (scratch directories removed, store closed) and ``main()`` prints one line and exits
+  128 + n.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import functools
+import os
+import signal
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from types import FrameType
+
+_PR_SET_CHILD_SUBREAPER = 36
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+_LOCK = threading.Lock()
+_LIVE: dict[int, subprocess.Popen[bytes]] = {}
+_state = {"stopping": 0, "spawning": 0, "pending": 0}
+
+
+class Terminated(KeyboardInterrupt):
+    """benchspace was asked to stop by a signal (SIGINT, SIGTERM, SIGHUP)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+    @property
+    def name(self) -> str:
+        """The signal's name (``SIGTERM``)."""
+        return signal_name(self.signum)
+
+
+class Stopping(Exception):
+    """A start was refused: benchspace is stopping."""
+
+
+def signal_name(signum: int) -> str:
+    """``SIGSEGV``; ``SIGRTMIN+3`` for real-time signals; ``signal 99`` for anything else."""
+    low, high = int(signal.SIGRTMIN), int(signal.SIGRTMAX)
+    if low < signum < high:
+        return f"SIGRTMIN+{signum - low}"
+    try:
+        return signal.Signals(signum).name
+    except ValueError:
+        return f"signal {signum}"
+
+
+@functools.cache
+def enable_subreaper() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux); True if it is."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
+    """Start a benchmark process and register it (a stop signal waits until it is)."""
+    enable_subreaper()
+    main = threading.current_thread() is threading.main_thread()
+    with _LOCK:
+        if _state["stopping"]:
+            raise Stopping("benchspace is stopping")
+        if main:
+            _state["spawning"] = 1
+        try:
+            proc = start()
+            _LIVE[proc.pid] = proc
+        finally:
+            if main:
+                _state["spawning"] = 0
+    pending = _state["pending"]
+    if main and pending:
+        _state["pending"] = 0
+        raise Terminated(pending)
+    return proc
+
+
+def release(pid: int) -> None:
+    """Forget a reaped process."""
+    with _LOCK:
+        _LIVE.pop(pid, None)
+
+
+def kill_group(pid: int) -> None:
+    """SIGKILL a process group (gone already is fine)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pid, signal.SIGKILL)
+
+
+def _kill_live() -> None:
+    for _ in range(3):
+        try:
+            pids = list(_LIVE)
+        except RuntimeError:  # changed while copied (another thread)
+            continue
+        for pid in pids:
+            kill_group(pid)
+        return
+
+
+def _children() -> list[tuple[int, int]]:
+    """(pid, session id) of every child of this process."""
+    me = os.getpid()
+    out = []
+    with contextlib.suppress(OSError):
+        for entry in os.scandir("/proc"):
+            if not entry.name.isdigit():
+                continue
+            try:
+                with open(f"/proc/{entry.name}/stat", "rb") as fh:
+                    stat = fh.read()
+            except OSError:
+                continue
+            fields = stat[stat.rindex(b")") + 2 :].split()
+            if int(fields[1]) == me:
+                out.append((int(entry.name), int(fields[3])))
+    return out
+
+
+def reap_orphans() -> int:
+    """Kill and reap the orphaned descendants of benchmarks that reparented to benchspace
+    (children of ours that are no registered benchmark and left our session); their count."""
+    if not enable_subreaper():
+        return 0
+    own_session = os.getsid(0)
+    killed = 0
+    for _ in range(8):  # killing one may orphan its own descendants
+        with _LOCK:
+            found = [p for p, sid in _children() if p not in _LIVE and sid != own_session]
+            for pid in found:
+                kill_group(pid)
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+                with contextlib.suppress(ChildProcessError):
+                    os.waitpid(pid, 0)
+        killed += len(found)
+        if not found:
+            break
+    return killed
+
+
+def _on_signal(signum: int, frame: FrameType | None) -> None:
+    _kill_live()
+    if _state["stopping"]:
+        return  # a second signal while unwinding: the groups are killed again, no more
+    _state["stopping"] = signum
+    if _state["spawning"]:
+        _state["pending"] = signum  # raised once the process being started is registered
+        return
+    raise Terminated(signum)
+
+
+@contextlib.contextmanager
+def handled() -> Iterator[None]:
+    """Stop on SIGINT, SIGTERM and SIGHUP as described above (main thread only)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {s: signal.signal(s, _on_signal) for s in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if _state["stopping"]:
+            reap_orphans()
+        _state["stopping"] = 0
+        _state["pending"] = 0
