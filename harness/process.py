@@ -117,7 +117,8 @@ def crash_message(signum: int) -> str:
     """``killed by SIGSEGV``; a real-time or unnamed signal with its number too: ``killed by
     SIGRTMIN+3 (signal 37)`` (the number is always in the row's ``returncode``, negated)."""
     name = reaper.signal_name(signum)
-    return f"killed by {name}" if name.isalpha() else f"killed by {name} (signal {signum})"
+    plain = name.startswith("SIG") and not name.startswith("SIGRT")
+    return f"killed by {name}" if plain else f"killed by {name} (signal {signum})"
 
 
 class Process:
@@ -235,7 +236,8 @@ class Process:
         elif code > 0:
             status, error = "failed", f"exit status {code}"
         elif too_large:
-            status, error = "parse_error", f"{inv.exe} (bench {inv.bench}): {too_large}"
+            where = f"{inv.exe} (bench {inv.bench}, case {inv.case_index})"
+            status, error = "parse_error", f"{where}: {too_large}"
         done = self._measurement(
             status,
             error,
@@ -356,7 +358,7 @@ def read_measurement(inv: Invocation, done: Measurement, text: str) -> Outcome:
     try:
         if not text.strip():
             raise ReaderError(f"{source}: produced no output to read")
-        rows = read_output(inv.reader, text, pattern=inv.pattern)
+        rows = read_output(inv.reader, text, pattern=inv.pattern, source=source)
         row = select_row(rows, inv.row, source=source)
         value, spread = metric_of(row, inv.metric, source=source)
     except BenchspaceError as exc:

@@ -119,8 +119,8 @@ def _kill_live() -> None:
         return
 
 
-def _children() -> list[tuple[int, int]]:
-    """(pid, session id) of every child of this process."""
+def _children() -> list[tuple[int, int, int]]:
+    """(pid, process group, session) of every child of this process."""
     me = os.getpid()
     out = []
     with contextlib.suppress(OSError):
@@ -134,7 +134,7 @@ def _children() -> list[tuple[int, int]]:
                 continue
             fields = stat[stat.rindex(b")") + 2 :].split()
             if int(fields[1]) == me:
-                out.append((int(entry.name), int(fields[3])))
+                out.append((int(entry.name), int(fields[2]), int(fields[3])))
     return out
 
 
@@ -147,9 +147,9 @@ def reap_orphans() -> int:
     killed = 0
     for _ in range(8):  # killing one may orphan its own descendants
         with _LOCK:
-            found = [p for p, sid in _children() if p not in _LIVE and sid != own_session]
-            for pid in found:
-                kill_group(pid)
+            found = [(p, g) for p, g, sid in _children() if p not in _LIVE and sid != own_session]
+            for pid, group in found:
+                kill_group(group)
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
                 with contextlib.suppress(ChildProcessError):

@@ -95,7 +95,10 @@ class Store:
         self.path = Path(path)
         self._checkpointer: _Checkpointer | None = None
         self._since_checkpoint = 0
-        self._lock = hold_lock(self.path, on_wait) if lock else None
+        self._lock = None
+        if lock:
+            check_store(self.path, _COLUMNS)  # refuse a foreign file before making a lock file
+            self._lock = hold_lock(self.path, on_wait)
         try:
             self._open()
         except BaseException:

@@ -42,7 +42,11 @@ def store_error(path: Path, exc: sqlite3.Error) -> ProfileError:
 
 
 def _ro_uri(path: Path) -> str:
-    return "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=ro"
+    """A read-only URI. Without a write-ahead log beside the file there is nothing but the
+    file to read, and ``immutable`` keeps SQLite from creating the ``-shm`` and ``-wal``
+    files a read-only reader of a WAL database otherwise leaves behind."""
+    uri = "file:" + urllib.parse.quote(str(path.absolute())) + "?mode=ro"
+    return uri if Path(f"{path}-wal").exists() else uri + "&immutable=1"
 
 
 def check_store(path: Path, columns: Sequence[str]) -> bool:
