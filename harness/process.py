@@ -267,7 +267,7 @@ class Process:
             reaper.release(self.proc.pid)
         if self._fds is not None:
             if self.proc is not None:
-                reaper.reap_orphans()
+                reaper.reap_orphans_soon()
             for fd in self._fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
