@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.catalogue import FIELDS, parse_kernel_name, records_frame
+from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
 from harness.errors import BenchspaceError, json_path
 
 FORMAT = "benchspace-cutlass-dataset"

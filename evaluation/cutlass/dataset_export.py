@@ -14,7 +14,7 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.catalogue import FIELDS, parse_kernel_name
+from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name
 from harness.jsonio import write_json_atomic
 from harness.measurement import Measurement
 from harness.space import Space

@@ -55,7 +55,7 @@ _NAME = re.compile(r"[A-Za-z0-9_]+")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Config:
+class KernelRunConfig:
     """One runtime configuration of a compiled kernel: the kernel and its scheduler knobs."""
 
     name: str
@@ -70,7 +70,7 @@ class Config:
         return self.name if self.raster == "H" else f"{self.name}:{self.raster}"
 
 
-def parse_config(text: str) -> Config:
+def parse_config(text: str) -> KernelRunConfig:
     """``name[:raster[:swizzle]]`` as the driver accepts it."""
     parts = text.split(":")
     fix = "write <kernel_name>[:H|M|N[:1|2|4|8]]"
@@ -80,7 +80,7 @@ def parse_config(text: str) -> Config:
     swizzle = parts[2] if len(parts) > 2 else "1"
     if raster not in RASTERS or swizzle not in {str(s) for s in SWIZZLES}:
         raise UsageError(f"configuration {text!r} is not valid; {fix}")
-    return Config(name=parts[0], raster=raster, swizzle=int(swizzle))
+    return KernelRunConfig(name=parts[0], raster=raster, swizzle=int(swizzle))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

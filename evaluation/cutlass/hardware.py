@@ -1,4 +1,4 @@
-"""Hardware descriptors (capacities and rates of a GPU) from evaluation/hardware/*.json."""
+"""Hardware descriptors (capacities and rates of a GPU) from evaluation/data/hardware/*.json."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from evaluation import DATA_DIR
 from harness.errors import BenchspaceError, json_path
 
 FORMAT = "benchspace-hardware"
@@ -70,9 +71,9 @@ _VALUE_KEYS = tuple(
 )
 
 
-# Next to this module rather than through importlib.resources: a tests/evaluation folder on
-# sys.path can shadow the package as a namespace package under an editable install.
-SHIPPED = Path(__file__).resolve().parent / "hardware"
+# Found from the package file rather than through importlib.resources: a tests/evaluation
+# folder on sys.path can shadow the package as a namespace package under an editable install.
+SHIPPED = DATA_DIR / "hardware"
 
 
 def available_hardware() -> list[str]:
@@ -144,7 +145,7 @@ def load_hardware(name_or_path: str | Path) -> Hardware:
     """The descriptor named ``h200``/``gh200`` (shipped) or stored at a path."""
     text = str(name_or_path)
     if text in available_hardware():
-        origin = f"evaluation/hardware/{text}.json"
+        origin = f"evaluation/data/hardware/{text}.json"
         raw = (SHIPPED / f"{text}.json").read_text(encoding="utf-8")
     else:
         path = Path(text)

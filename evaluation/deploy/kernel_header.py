@@ -26,9 +26,9 @@ from typing import Any
 
 import jinja2
 
-from evaluation.cutlass_csv import RASTERS
-from evaluation.select import rank_shapes
-from evaluation.selector_file import DeployedSelector
+from evaluation.cutlass.driver_csv import RASTERS
+from evaluation.deploy.select import rank_shapes
+from evaluation.selector.model_file import DeployedSelector
 from generators.cxx import check_env_name, check_identifier, check_namespace
 from generators.render import comment_text, environment
 from harness import __version__
@@ -61,7 +61,7 @@ class GemmHeaderSpec:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Cell:
+class GemmCell:
     """One cell of the table: its bucket names, the shape it was decided at, the choice."""
 
     buckets: tuple[str, str, str]
@@ -76,7 +76,7 @@ class GemmTable:
     """Every cell's choice, in M-major order, and the kernels the table names."""
 
     spec: GemmHeaderSpec
-    cells: tuple[Cell, ...]
+    cells: tuple[GemmCell, ...]
     kernels: tuple[str, ...]
     """Sorted; the enum's order. Includes runners-up offered for the override."""
     origin: str
@@ -143,14 +143,14 @@ def choose_table(
     ]
     shapes = [(sizes[i], sizes[j], sizes[k]) for i, j, k in index]
     ranked = rank_shapes(selector, shapes, layout)
-    cells: list[Cell] = []
+    cells: list[GemmCell] = []
     kernels: set[str] = set()
     for _, group in ranked.groupby("shape", sort=True):
         best = group.iloc[0]
         shape_index = int(best["shape"])
         i, j, k = index[shape_index]
         cells.append(
-            Cell(
+            GemmCell(
                 buckets=(names[i], names[j], names[k]),
                 shape=shapes[shape_index],
                 kernel=str(best["kernel"]),

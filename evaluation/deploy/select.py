@@ -12,13 +12,13 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.catalogue import FIELDS
-from evaluation.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
-from evaluation.encoding import candidate_features
-from evaluation.hardware import Hardware
-from evaluation.sampling import static_score
-from evaluation.selector_file import DeployedSelector
-from evaluation.study import StudyOptions, fit_model, model_factories, prepare
+from evaluation.cutlass.catalogue import FIELDS
+from evaluation.cutlass.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.encoding import candidate_features
+from evaluation.selector.model_file import DeployedSelector
+from evaluation.selector.sampling import static_score
+from evaluation.study.run import StudyOptions, fit_model, model_factories, prepare
 from harness.errors import UsageError
 
 DEFAULT_MODEL = "xgboost rank:ndcg"

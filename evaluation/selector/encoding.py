@@ -1,7 +1,7 @@
 """The selector's feature matrix: static features of candidates, frozen categorical levels, scaling.
 
 Every model reads the same columns: the static features ``phi(p, c, h)`` of
-:func:`evaluation.features.features_for_pairs`, the runtime knobs of the candidate (raster
+:func:`evaluation.selector.features.features_for_pairs`, the runtime knobs of the candidate (raster
 order, max swizzle) and the kernel's ptxas facts (compile-time, so still known before
 execution). Categorical fields are encoded with level sets frozen once from the whole
 candidate catalogue and stored with a saved model, so training, validation and deployment
@@ -18,9 +18,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.dataset import PTXAS_COLUMNS
-from evaluation.features import CATEGORICAL_FEATURES, features_for_pairs, numeric_feature_names
-from evaluation.hardware import Hardware
+from evaluation.cutlass.dataset import PTXAS_COLUMNS
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.features import (
+    CATEGORICAL_FEATURES,
+    features_for_pairs,
+    numeric_feature_names,
+)
 
 KNOB_CATEGORICAL: tuple[str, ...] = ("raster",)
 KNOB_NUMERIC: tuple[str, ...] = ("swizzle",)
@@ -66,7 +70,7 @@ def candidate_features(
     """Static features of each candidate row (M, N, K, kernel[, raster, swizzle]); keeps the index.
 
     ``configs`` has one row per kernel name with the catalogue fields and optional ptxas
-    columns (:func:`evaluation.dataset.kernel_configs`).
+    columns (:func:`evaluation.cutlass.dataset.kernel_configs`).
     """
     keep = ["M", "N", "K", "kernel"]
     left = candidates[keep].copy()

@@ -1,7 +1,7 @@
 """Static hardware-aware features phi(p, c, h) of (GEMM problem, CUTLASS kernel) pairs.
 
 Every feature is known before execution: problem dimensions, the kernel's compile-time
-configuration and the capacities and rates of a :class:`~evaluation.hardware.Hardware`.
+configuration and the capacities and rates of a :class:`~evaluation.cutlass.hardware.Hardware`.
 The functions are pure and vectorised over the rows of a DataFrame.
 
 The selection study's formulas were lost; these are reconstructed from its prose. ``b`` is
@@ -21,10 +21,10 @@ bytes per element (A, B bf16: 2), ``S`` the resolved stage count, ``S_SM`` the S
   epilogue bytes), a tile's K-deep panels ``b*(TM+TN)*K``, one wave's panels and the
   smaller operand, each over LLC capacity.
 - shared memory: ``B_stage = (TM+TN)*TK*b``; epilogue storage, auto stages and the total by
-  schedule as CUTLASS computes them (:mod:`evaluation.smem`); ``f_smem = B_smem / smem per
+  schedule as CUTLASS computes them (:mod:`evaluation.cutlass.smem`); ``f_smem = B_smem / smem per
   SM``; ``S*f_smem``.
 - residency: ``b_smem = floor(smem per SM / (B_smem + 1 KiB reserved))``; accumulators per
-  consumer thread (:func:`~evaluation.spill.accumulators_per_thread`); ``b_reg =
+  consumer thread (:func:`~evaluation.cutlass.spill.accumulators_per_thread`); ``b_reg =
   floor(65536 / (threads * registers))`` with 168 registers at launch for the 384-thread
   kernels and ``min(255, ceil8(acc + 64))`` for the plain one; ``b_res = min(b_smem, b_reg,
   blocks and threads per SM)``.
@@ -39,9 +39,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.catalogue import FIELDS
-from evaluation.hardware import Hardware
-from evaluation.smem import (
+from evaluation.cutlass.catalogue import FIELDS
+from evaluation.cutlass.hardware import Hardware
+from evaluation.cutlass.smem import (
     effective_epilogue_schedule,
     effective_kernel_schedule,
     epilogue_storage_bytes,
@@ -49,7 +49,7 @@ from evaluation.smem import (
     round_up,
     smem_total_bytes,
 )
-from evaluation.spill import accumulators_per_thread, static_spill
+from evaluation.cutlass.spill import accumulators_per_thread, static_spill
 
 ELEMENT_BYTES = {"bf16": 2, "f32": 4, "void": 0}
 AB_BYTES = 2
@@ -167,7 +167,7 @@ _CATEGORICAL_FROM_CONFIG = ("layout", "c_type", "kernel_schedule", "epilogue_sch
 
 def features_for_pairs(pairs: pd.DataFrame, hw: Hardware) -> pd.DataFrame:
     """Features of aligned rows: each row holds M, N, K (optional ``beta``, default 0) and the
-    :class:`~evaluation.catalogue.KernelConfig` columns; the result keeps the row index.
+    :class:`~evaluation.cutlass.catalogue.KernelConfig` columns; the result keeps the row index.
 
     Kernel-only quantities are computed once per distinct kernel name and broadcast.
     """

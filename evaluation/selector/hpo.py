@@ -18,10 +18,10 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.cv import cross_validate
-from evaluation.encoding import FeatureSpec
-from evaluation.grades import relevance
-from evaluation.models import OBJECTIVES, RANKING, XGBSelector
+from evaluation.selector.cv import cross_validate
+from evaluation.selector.encoding import FeatureSpec
+from evaluation.selector.grades import relevance
+from evaluation.selector.models import OBJECTIVES, RANKING, XGBSelector
 from harness.errors import UsageError
 
 SEARCH_SPACE: Mapping[str, str] = {
@@ -86,8 +86,8 @@ def search(
 ) -> SearchResult:
     """Run ``trials`` more TPE trials on the study (created or resumed) and return the best.
 
-    ``labels`` must carry ``band`` (from :func:`evaluation.grades.label_groups`) so that each
-    trial can relabel relevance with its own number of bands.
+    ``labels`` must carry ``band`` (from :func:`evaluation.selector.grades.label_groups`) so
+    that each trial can relabel relevance with its own number of bands.
     """
     if not optuna_available():
         raise UsageError("hyperparameter search needs Optuna: pip install optuna (extra 'tune')")

@@ -20,14 +20,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.encoding import FeatureSpec
-from evaluation.hardware import FORMAT as HARDWARE_FORMAT
-from evaluation.hardware import VERSION as HARDWARE_VERSION
-from evaluation.hardware import Hardware, parse_hardware
-from evaluation.mlp import FoldedMLP, MLPSelector
-from evaluation.models import RidgeSelector, Selector, XGBSelector, load_booster
+from evaluation import DATA_DIR
+from evaluation.cutlass.hardware import FORMAT as HARDWARE_FORMAT
+from evaluation.cutlass.hardware import VERSION as HARDWARE_VERSION
+from evaluation.cutlass.hardware import Hardware, parse_hardware
+from evaluation.selector.encoding import FeatureSpec
+from evaluation.selector.mlp import FoldedMLP, MLPSelector
+from evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
 from harness.errors import BenchspaceError, json_path
 from harness.jsonio import write_json_atomic, write_text_atomic
+
+SHIPPED = DATA_DIR / "models"
+"""Trained selectors shipped with the package (``h200_selector.json`` and its trees)."""
+SHIPPED_SELECTOR = SHIPPED / "h200_selector.json"
+"""The selector ``select`` and ``header`` use when none is named."""
 
 FORMAT = "benchspace-cutlass-selector"
 VERSION = 1
@@ -66,7 +72,7 @@ def kind_of(model: Selector) -> str:
 
 
 def hardware_json(hw: Hardware) -> dict[str, Any]:
-    """The descriptor as the JSON that :func:`evaluation.hardware.parse_hardware` reads."""
+    """The descriptor as the JSON that :func:`evaluation.cutlass.hardware.parse_hardware` reads."""
     values = {
         f.name: {"value": getattr(hw, f.name), "source": hw.sources.get(f.name, "")}
         for f in fields(Hardware)

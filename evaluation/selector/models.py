@@ -1,7 +1,7 @@
 """Model A (XGBoost ranking / regression) and the ridge baseline, scikit-learn style.
 
-Both score raw feature frames (:func:`evaluation.encoding.candidate_features`); the deployed
-rule is always the argmax of the score within a problem's candidates. ``fit`` returns the
+Both score raw feature frames (:func:`evaluation.selector.encoding.candidate_features`); the
+deployed rule is always the argmax of the score within a problem's candidates. ``fit`` returns the
 model, learned attributes end in ``_``, seeds are explicit.
 
 * XGBoost, objective ``rank:ndcg`` (default; listwise surrogate of NDCG over the whole group,
@@ -23,7 +23,7 @@ from typing import Any, Protocol, Self
 import numpy as np
 import pandas as pd
 
-from evaluation.encoding import (
+from evaluation.selector.encoding import (
     FeatureSpec,
     Scaler,
     category_codes,

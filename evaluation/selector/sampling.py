@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.catalogue import parse_kernel_name, records_frame
-from evaluation.features import features_for_pairs
-from evaluation.hardware import Hardware
+from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.features import features_for_pairs
 from harness.errors import SpaceError, UsageError
 from harness.measurement import Value
 
@@ -197,7 +197,7 @@ def sample_grid(
     ``beta`` (C is read only when beta != 0); ``sample`` is the grid's ``sample`` block
     (``policy``: uniform | static_top | biased_diverse, ``budget``, ``alpha`` = 0.75,
     ``seed`` = 0). Configurations are parsed from the names and scored with
-    :func:`static_score` over :func:`~evaluation.features.features_for_pairs`. The random
+    :func:`static_score` over :func:`~evaluation.selector.features.features_for_pairs`. The random
     draws use the generator seeded with ``[seed, M, N, K]``: reproducible, yet each case
     explores different kernels. ``where`` prefixes error messages (file and JSON path).
     """

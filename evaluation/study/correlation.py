@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from evaluation.hardware import Hardware
-from evaluation.shapes import GEOMETRIES, geometry_tags, intensity, size_tag
+from evaluation.cutlass.hardware import Hardware
+from evaluation.cutlass.shapes import GEOMETRIES, geometry_tags, intensity, size_tag
 
 MIN_CANDIDATES = 3
 

@@ -1,6 +1,6 @@
-"""Render a :class:`~evaluation.study.StudyResult`: terminal tables, a Markdown report, figures.
+"""Render a :class:`~evaluation.study.run.StudyResult`: terminal tables, a Markdown report, figures.
 
-Computation happens in :mod:`evaluation.study`; this module only formats. Figures use
+Computation happens in :mod:`evaluation.study.run`; this module only formats. Figures use
 matplotlib's Agg backend (no display needed) and go under ``<out>/figures/``.
 """
 
@@ -13,9 +13,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.hpo import SEARCH_SPACE
-from evaluation.metrics import RegretSummary
-from evaluation.sampling_study import (
+from evaluation.selector.hpo import SEARCH_SPACE
+from evaluation.selector.metrics import RegretSummary
+from evaluation.study.run import StudyResult
+from evaluation.study.sampling_study import (
     SEED_BUDGETS,
     SEED_CATALOGUE,
     SEED_DEFAULT_BUDGET,
@@ -23,7 +24,6 @@ from evaluation.sampling_study import (
     SEED_REGRET,
     SamplingStudy,
 )
-from evaluation.study import StudyResult
 from harness.jsonio import write_text_atomic
 
 POLICY_NAMES = {

@@ -1,10 +1,10 @@
 """The selection study on one dataset: train on training groups, judge on held-out exhaustive ones.
 
-Pure given a loaded :class:`~evaluation.dataset.Dataset`: prepares candidates, static features
-and grades, trains every model on the ``train`` groups, scores the ``eval`` groups (measured
-over every compiled kernel, so ``T*`` is the in-catalogue oracle), cross-validates on the
-training groups grouped by shape, and runs the correlation and sampling analyses on the
-evaluation groups. Rendering lives in :mod:`evaluation.report`.
+Pure given a loaded :class:`~evaluation.cutlass.dataset.Dataset`: prepares candidates, static
+features and grades, trains every model on the ``train`` groups, scores the ``eval`` groups
+(measured over every compiled kernel, so ``T*`` is the in-catalogue oracle), cross-validates on
+the training groups grouped by shape, and runs the correlation and sampling analyses on the
+evaluation groups. Rendering lives in :mod:`evaluation.study.report`.
 """
 
 from __future__ import annotations
@@ -16,9 +16,7 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.correlation import correlation_table, regime_table
-from evaluation.cv import cross_validate
-from evaluation.dataset import (
+from evaluation.cutlass.dataset import (
     Dataset,
     DatasetError,
     candidate_table,
@@ -26,14 +24,16 @@ from evaluation.dataset import (
     describe,
     kernel_configs,
 )
-from evaluation.encoding import FeatureSpec, candidate_features, feature_spec, group_codes
-from evaluation.grades import DEFAULT_BANDS, label_groups
-from evaluation.hardware import Hardware
-from evaluation.metrics import RegretSummary, picks, random_pick, shape_columns, summarise
-from evaluation.mlp import MLPSelector, torch_available
-from evaluation.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
-from evaluation.sampling import static_score
-from evaluation.sampling_study import SamplingStudy, sampling_study
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.cv import cross_validate
+from evaluation.selector.encoding import FeatureSpec, candidate_features, feature_spec, group_codes
+from evaluation.selector.grades import DEFAULT_BANDS, label_groups
+from evaluation.selector.metrics import RegretSummary, picks, random_pick, shape_columns, summarise
+from evaluation.selector.mlp import MLPSelector, torch_available
+from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
+from evaluation.selector.sampling import static_score
+from evaluation.study.correlation import correlation_table, regime_table
+from evaluation.study.sampling_study import SamplingStudy, sampling_study
 
 DEFAULT_MLP = "mlp lambdarank"
 MLP_VARIANTS: tuple[tuple[str, str, str], ...] = (
@@ -69,7 +69,7 @@ class StudyOptions:
     """Train the MLP variants when PyTorch is installed."""
     mlp_epochs: int = 15
     xgb_params: Mapping[str, Any] = field(default_factory=dict)
-    """Overrides of :class:`~evaluation.models.XGBSelector` settings (e.g. an HPO winner)."""
+    """Overrides of :class:`~evaluation.selector.models.XGBSelector` settings (an HPO winner)."""
 
 
 @dataclass(frozen=True, kw_only=True)

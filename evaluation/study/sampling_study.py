@@ -22,7 +22,13 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.sampling import DEFAULT_ALPHA, POLICIES, biased_diverse, static_top, uniform
+from evaluation.selector.sampling import (
+    DEFAULT_ALPHA,
+    POLICIES,
+    biased_diverse,
+    static_top,
+    uniform,
+)
 
 SEED_CATALOGUE = 15_132
 """The GH200 study's SM90 catalogue (cutlass_library at ``max``, four layouts)."""

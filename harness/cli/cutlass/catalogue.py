@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from evaluation.catalogue import D_TYPES, LAYOUTS, field_counts, load_catalogue
+from evaluation.cutlass.catalogue import D_TYPES, LAYOUTS, field_counts, load_catalogue
+from evaluation.cutlass.catalogue_format import counts_document, render_counts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,16 +29,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     output.add_argument("--json", action="store_true", help="print the counts as JSON")
 
 
-def render_counts(level: str, counts: dict[str, dict[str, int]], total: int) -> list[str]:
-    """The text report: the total, then one block per field with its value counts."""
-    lines = [f"level {level}: {total} kernels"]
-    for field, values in counts.items():
-        lines.append(f"{field}:")
-        width = max(len(v) for v in values) if values else 0
-        lines.extend(f"  {value:<{width}}  {count}" for value, count in values.items())
-    return lines
-
-
 def run(args: argparse.Namespace) -> int:
     """Print the counts (text or JSON) or the names."""
     layouts = [lay.strip() for lay in args.layouts.split(",") if lay.strip()]
@@ -47,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     counts = field_counts(catalogue)
     if args.json:
-        document = {"level": args.level, "total": len(catalogue), "counts": counts}
+        document = counts_document(args.level, counts, len(catalogue))
         print(json.dumps(document, indent=2, sort_keys=True))
         return 0
     print("\n".join(render_counts(args.level, counts, len(catalogue))))

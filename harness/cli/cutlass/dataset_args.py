@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluation.dataset import Dataset, load_dataset
-from evaluation.hardware import Hardware, available_hardware, load_hardware
-from evaluation.study import resolve_hardware_name
+from evaluation.cutlass.dataset import Dataset, load_dataset
+from evaluation.cutlass.hardware import Hardware, available_hardware, load_hardware
+from evaluation.study.run import resolve_hardware_name
 from harness.errors import UsageError
 
 

@@ -7,10 +7,10 @@ import sys
 import time
 from collections.abc import Callable
 
-from evaluation.commands._common import add_dataset_arguments, load, read_params
-from evaluation.hpo import selector_settings
-from evaluation.report import render_text, write_report
-from evaluation.study import StudyOptions, run_study
+from evaluation.selector.hpo import selector_settings
+from evaluation.study.report import render_text, write_report
+from evaluation.study.run import StudyOptions, run_study
+from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
 from harness.errors import UsageError
 
 

@@ -10,8 +10,9 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.cutlass_build import cutlass_version
-from evaluation.export import kernel_table, measurement_table, write_dataset
+from evaluation import DATA_DIR
+from evaluation.cutlass.dataset_export import kernel_table, measurement_table, write_dataset
+from evaluation.cutlass.nvcc import cutlass_version
 from harness.errors import BenchspaceError
 from harness.provenance import git_state
 from harness.space import load_space
@@ -26,7 +27,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--cublas", type=Path, help="cublas_baseline.py's CSV")
     parser.add_argument("--device-info", type=Path, help="JSON: gpu, driver, nvcc, ... of the run")
     parser.add_argument("--note", default="", help="what this GPU run measured")
-    parser.add_argument("--out", type=Path, default=Path("evaluation/data/h200"))
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=DATA_DIR / "h200",
+        help="dataset folder (default: the shipped evaluation/data/h200)",
+    )
 
 
 def _json(path: Path | None) -> dict[str, Any]:

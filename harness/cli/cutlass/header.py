@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.commands.train import DEFAULT_OUT
-from evaluation.kernel_header import (
+from evaluation.deploy.kernel_header import (
     GemmHeaderSpec,
     choose_table,
     render_gemm_header,
     spec_from_space,
 )
-from evaluation.selector_file import load_selector
+from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.jsonio import write_text_atomic
 from harness.space import load_space
 
@@ -19,7 +18,9 @@ from harness.space import load_space
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register ``--model``, ``--space``, ``--out``, ``--layout`` and ``--runners-up``."""
     parser.add_argument(
-        "--model", default=DEFAULT_OUT, help=f"saved selector (default: {DEFAULT_OUT})"
+        "--model",
+        default=str(SHIPPED_SELECTOR),
+        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
     )
     parser.add_argument(
         "--space",

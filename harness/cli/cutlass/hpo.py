@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.commands._common import add_dataset_arguments, load
-from evaluation.hpo import search
-from evaluation.study import prepare
+from evaluation.selector.hpo import search
+from evaluation.selector.model_file import SHIPPED
+from evaluation.study.run import prepare
+from harness.cli.cutlass.dataset_args import add_dataset_arguments, load
 from harness.errors import UsageError
 from harness.jsonio import write_json_atomic
 
@@ -17,8 +18,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--trials", type=int, default=20, help="trials to add (default: 20)")
     parser.add_argument(
         "--storage",
-        default="sqlite:///evaluation/models/hpo.sqlite3",
-        help="Optuna storage URL (default: sqlite:///evaluation/models/hpo.sqlite3)",
+        default=f"sqlite:///{SHIPPED / 'hpo.sqlite3'}",
+        help="Optuna storage URL (default: sqlite:///evaluation/data/models/hpo.sqlite3)",
     )
     parser.add_argument("--study", default="benchspace-xgboost", help="study name")
     parser.add_argument("--folds", type=int, default=5, help="grouped CV folds (default: 5)")

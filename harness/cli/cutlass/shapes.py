@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections import Counter
 
-from evaluation.hardware import available_hardware, load_hardware
-from evaluation.shapes import MAX_VOLUME, build_shape_sets, write_shape_sets
+from evaluation.cutlass.hardware import available_hardware, load_hardware
+from evaluation.cutlass.shape_draw import build_shape_sets
+from evaluation.cutlass.shape_file import write_shape_sets
+from evaluation.cutlass.shapes import MAX_VOLUME
+from evaluation.cutlass.shapes_format import render_shape_sets
 from harness.errors import UsageError
 
 
@@ -36,11 +38,5 @@ def run(args: argparse.Namespace) -> int:
     hw = load_hardware(args.gpu)
     sets = build_shape_sets(hw, args.train, args.eval, args.seed, args.max_volume)
     write_shape_sets(args.out, sets)
-    print(
-        f"{args.out}: {len(sets.train)} training and {len(sets.eval)} evaluation shapes for "
-        f"{hw.name} (ridge {hw.ridge_flops_per_byte:.1f} flop/byte, LLC {hw.llc_bytes} bytes)"
-    )
-    for part, shapes in (("train", sets.train), ("eval", sets.eval)):
-        counts = Counter(c for s in shapes for c in s.classes)
-        print(f"{part}: " + ", ".join(f"{c} {n}" for c, n in sorted(counts.items())))
+    print("\n".join(render_shape_sets(args.out, sets, hw)))
     return 0

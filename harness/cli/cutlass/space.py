@@ -7,44 +7,37 @@ import json
 import os
 from pathlib import Path
 
-from evaluation.cutlass_build import load_index
-from evaluation.cutlass_space import build_space
+from evaluation import DATA_DIR
+from evaluation.cutlass.batch_index import compiled_kernels, load_index
+from evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
+from evaluation.cutlass.space import build_space
 from harness.errors import BenchspaceError, UsageError
 from harness.jsonio import write_json_atomic, write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the inputs (shape sets, build index) and the outputs (space, kernel list)."""
-    parser.add_argument("--shapes", type=Path, default=Path("evaluation/data/shapes/h200.json"))
+    parser.add_argument(
+        "--shapes",
+        type=Path,
+        default=SHIPPED_SHAPES / "h200.json",
+        help="shape-set file (default: the shipped evaluation/data/shapes/h200.json)",
+    )
     parser.add_argument(
         "--build-dir", type=Path, default=Path("build/cutlass"), help="holds batches.json"
     )
     parser.add_argument(
         "--kernels-out",
         type=Path,
-        default=Path("evaluation/data/h200/kernels_compiled_tnn.txt"),
-        help="the compiled, non-spilling kernels (the space's grid file)",
+        default=DATA_DIR / "h200" / "kernels_compiled_tnn.txt",
+        help="the compiled, non-spilling kernels (the space's grid file; default: "
+        "evaluation/data/h200/kernels_compiled_tnn.txt)",
     )
     parser.add_argument("--out", type=Path, default=Path("spaces/cutlass_sm90_bf16.json"))
     parser.add_argument("--budget", type=int, default=200, help="kernels per training shape")
     parser.add_argument("--alpha", type=float, default=0.75)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--limit", type=int, help="at most this many kernels (list order)")
-
-
-def compiled_kernels(index: dict[str, object]) -> tuple[list[str], int]:
-    """Kernels built without register spills (ptxas), and how many spilling ones were dropped."""
-    kernels = index.get("kernels", {})
-    assert isinstance(kernels, dict)
-    keep, spilled = [], 0
-    for name, record in sorted(kernels.items()):
-        if not isinstance(record, dict) or not record.get("library"):
-            continue
-        if (record.get("spill_stores") or 0) > 0 or (record.get("spill_loads") or 0) > 0:
-            spilled += 1
-            continue
-        keep.append(name)
-    return keep, spilled
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     if not kernels:
         raise BenchspaceError(
             f"{args.build_dir}/batches.json: no compiled kernels; build them first "
-            "(python -m evaluation.cutlass_build)"
+            "(benchspace cutlass build)"
         )
     header = [
         "# format: benchspace-kernel-list 1",

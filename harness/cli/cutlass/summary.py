@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluation.dataset import describe, load_dataset
-from evaluation.summary import render_summary, summarise_dataset
+from evaluation.cutlass.dataset import describe, load_dataset
+from evaluation.study.summary import summarise_dataset
+from evaluation.study.summary_format import render_summary
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.commands._common import add_dataset_arguments, load, read_params
-from evaluation.hpo import selector_settings
-from evaluation.select import DEFAULT_MODEL, train_selector
-from evaluation.selector_file import save_selector
-
-DEFAULT_OUT = "evaluation/models/h200_selector.json"
+from evaluation.deploy.select import DEFAULT_MODEL, train_selector
+from evaluation.selector.hpo import selector_settings
+from evaluation.selector.model_file import SHIPPED_SELECTOR, save_selector
+from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the dataset, ``--out``, ``--model``, ``--split`` and ``--params``."""
     add_dataset_arguments(parser)
-    parser.add_argument("--out", default=DEFAULT_OUT, help=f"sidecar path (default: {DEFAULT_OUT})")
+    parser.add_argument(
+        "--out",
+        default=str(SHIPPED_SELECTOR),
+        help="sidecar path (default: the shipped evaluation/data/models/h200_selector.json)",
+    )
     parser.add_argument(
         "--model",
         default=DEFAULT_MODEL,

@@ -10,28 +10,28 @@ from typing import Any
 
 import pytest
 
-from evaluation.catalogue import operations_by_name
-from evaluation.cutlass_build import (
+from evaluation.cutlass.batch_index import (
     INDEX_NAME,
-    NVCC_FLAGS,
-    Batch,
     BuildResult,
-    batch_id,
-    build_one,
-    compile_command,
-    emit_batch,
     load_index,
+    record_result,
+    write_index,
+)
+from evaluation.cutlass.batch_source import emit_batch, render_batch
+from evaluation.cutlass.batches import (
+    KernelBatch,
+    batch_id,
     pending_names,
     plan_batches,
     read_kernel_list,
-    record_result,
-    render_batch,
-    write_index,
 )
-from evaluation.cutlass_ptxas import parse_ptxas, usage_by_kernel
+from evaluation.cutlass.build import build_one
+from evaluation.cutlass.catalogue import operations_by_name
+from evaluation.cutlass.nvcc import NVCC_FLAGS, compile_command
+from evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
 from harness.errors import BenchspaceError, UsageError
 
-DATA = Path(__file__).parent / "data" / "cutlass"
+DATA = Path(__file__).parents[1] / "data" / "cutlass"
 GOLDEN = DATA / "batch_one_kernel.cu"
 # A default-level kernel, so that the catalogue lookup stays fast.
 KERNEL = (
@@ -43,7 +43,7 @@ STREAM_K = (
     "_stream_k_warpspecialized_cooperative_epi_nosmem"
 )
 REGENERATE = (
-    "python -c 'from tests.evaluation.test_cutlass_build import regenerate_golden as r; r()'"
+    "python -c 'from tests.evaluation.cutlass.test_build import regenerate_golden as r; r()'"
 )
 
 
@@ -97,12 +97,12 @@ def test_emit_writes_the_translation_unit(tmp_path: Path, operations: dict[str, 
 
 
 def test_render_refuses_a_name_that_is_not_an_identifier() -> None:
-    batch = Batch(batch_id="0" * 12, names=("bad-name",))
+    batch = KernelBatch(batch_id="0" * 12, names=("bad-name",))
     with pytest.raises(UsageError, match=r"^kernel name 'bad-name' is not a C\+\+ identifier"):
         render_batch(batch, {})
 
 
-def _result(batch: Batch, status: str, error: str = "") -> BuildResult:
+def _result(batch: KernelBatch, status: str, error: str = "") -> BuildResult:
     kernels = {
         name: {"library": batch.library, "index": i, "spill_stores": 0}
         for i, name in enumerate(batch.names)
@@ -148,7 +148,7 @@ def test_index_of_another_format_is_refused(tmp_path: Path) -> None:
 
 
 def test_a_built_library_is_not_rebuilt(tmp_path: Path) -> None:
-    batch = Batch(batch_id="0d3eb2351d32", names=(STREAM_K,))
+    batch = KernelBatch(batch_id="0d3eb2351d32", names=(STREAM_K,))
     (tmp_path / "src").mkdir()
     (tmp_path / batch.library).write_bytes(b"not a library")
     shutil.copy(DATA / "ptxas_one_kernel.txt", tmp_path / "src" / "cb_0d3eb2351d32.ptxas.txt")

@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evaluation.catalogue import (
+from evaluation.cutlass.catalogue import (
     FIELDS,
     enumerate_operations,
     field_counts,
@@ -24,7 +24,7 @@ from harness.errors import UsageError
 
 
 def manifest_operations(level_args: list[str]) -> list[Any]:
-    """Operations straight from the generator, without evaluation.catalogue's filtering."""
+    """Operations straight from the generator, without evaluation.cutlass.catalogue's filtering."""
     from cutlass_library import generator
     from cutlass_library.manifest import Manifest
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.dataset import load_dataset
-from evaluation.export import split_config
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.cutlass.dataset_export import split_config
 from harness.cli import main
 
 KERNELS = [
@@ -27,7 +27,7 @@ def test_split_config_fills_the_driver_defaults() -> None:
 def test_export_writes_a_dataset_that_loads(
     tmp_path: Path, installer: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evaluation.cutlass_space import build_space
+    from evaluation.cutlass.space import build_space
 
     (tmp_path / "kernels.txt").write_text("\n".join(KERNELS) + "\n")
     shapes = {

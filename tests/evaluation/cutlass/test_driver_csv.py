@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass_csv import (
+from evaluation.cutlass.driver_csv import (
     COLUMNS,
     ROW_FIELDS,
     STATUSES,
     BenchRow,
-    Config,
+    KernelRunConfig,
     missing_configs,
     parse_config,
     parse_output,
@@ -24,8 +24,8 @@ from evaluation.cutlass_csv import (
 )
 from harness.errors import ReaderError, UsageError
 
-DATA = Path(__file__).parent / "data" / "cutlass"
-FAKE = Path(__file__).parents[1] / "fakes" / "fake_cutlass_driver.py"
+DATA = Path(__file__).parents[1] / "data" / "cutlass"
+FAKE = Path(__file__).parents[2] / "fakes" / "fake_cutlass_driver.py"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 COOP = PREFIX + "256x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma"
 PING = PREFIX + "128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma"
@@ -98,12 +98,12 @@ def test_unknown_status_and_bad_numbers_are_errors() -> None:
 
 
 def test_configurations_round_trip() -> None:
-    assert parse_config(PING) == Config(name=PING)
-    assert parse_config(f"{SK}:N:4") == Config(name=SK, raster="N", swizzle=4)
-    assert parse_config(f"{SK}:M") == Config(name=SK, raster="M")
+    assert parse_config(PING) == KernelRunConfig(name=PING)
+    assert parse_config(f"{SK}:N:4") == KernelRunConfig(name=SK, raster="N", swizzle=4)
+    assert parse_config(f"{SK}:M") == KernelRunConfig(name=SK, raster="M")
     for text in (PING, f"{SK}:M", f"{SK}:N:4", f"{SK}:H:2"):
         assert parse_config(text).text == text
-    assert Config(name=PING, raster="H", swizzle=1).text == PING
+    assert KernelRunConfig(name=PING, raster="H", swizzle=1).text == PING
     for bad in ("", "a-b", f"{PING}:X", f"{PING}:H:3", f"{PING}:H:2:1"):
         with pytest.raises(UsageError, match=r"is not valid; write <kernel_name>"):
             parse_config(bad)

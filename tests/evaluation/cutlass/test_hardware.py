@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.hardware import Hardware, HardwareError, available_hardware, load_hardware
+from evaluation.cutlass.hardware import Hardware, HardwareError, available_hardware, load_hardware
 
-SHIPPED = Path(__file__).parents[2] / "evaluation" / "hardware" / "h200.json"
+SHIPPED = Path(__file__).parents[3] / "evaluation" / "data" / "hardware" / "h200.json"
 
 
 def test_shipped_descriptors() -> None:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluation.catalogue import load_catalogue
-from evaluation.cutlass_build import read_kernel_list
-from evaluation.kernel_set import (
+from evaluation.cutlass.batches import read_kernel_list
+from evaluation.cutlass.catalogue import load_catalogue
+from evaluation.cutlass.kernel_set import (
     COVERED_FIELDS,
     DEFAULT_SIZE,
     LIST_FORMAT,
@@ -17,10 +17,10 @@ from evaluation.kernel_set import (
     choose_kernel_set,
     render_kernel_list,
 )
-from evaluation.spill import static_spill
+from evaluation.cutlass.spill import static_spill
 from harness.errors import UsageError
 
-COMMITTED = Path(__file__).parents[2] / "evaluation" / "data" / "h200" / "kernel_set_tnn.txt"
+COMMITTED = Path(__file__).parents[3] / "evaluation" / "data" / "h200" / "kernel_set_tnn.txt"
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +66,7 @@ def test_list_file_round_trips(tmp_path: Path) -> None:
 
 
 def test_committed_list_is_what_the_generator_writes() -> None:
-    """Regenerate: python -m evaluation.kernel_set --out evaluation/data/h200/kernel_set_tnn.txt"""
+    """Regenerate: benchspace cutlass kernel-set --out evaluation/data/h200/kernel_set_tnn.txt"""
     committed = read_kernel_list(COMMITTED)
     assert COMMITTED.read_text().startswith(LIST_FORMAT + "\n")
     assert len(committed) == DEFAULT_SIZE

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.cutlass_ptxas import PtxasUsage, parse_ptxas, usage_by_kernel
+from evaluation.cutlass.ptxas import PtxasUsage, parse_ptxas, usage_by_kernel
 
-DATA = Path(__file__).parent / "data" / "cutlass"
+DATA = Path(__file__).parents[1] / "data" / "cutlass"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 STREAM_K = PREFIX + "128x128x64_1x2x1_0_tnn_align8_stream_k_warpspecialized_cooperative_epi_nosmem"
 

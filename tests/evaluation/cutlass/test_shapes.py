@@ -8,24 +8,26 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.hardware import Hardware, load_hardware
-from evaluation.shapes import (
-    MAX_VOLUME,
-    ShapeError,
-    build_shape_sets,
-    geometry_tags,
-    intensity,
+from evaluation.cutlass.hardware import Hardware, load_hardware
+from evaluation.cutlass.shape_draw import build_shape_sets
+from evaluation.cutlass.shape_file import (
     load_shape_sets,
     shape_cases,
     shape_sets_to_json,
+    write_shape_sets,
+)
+from evaluation.cutlass.shapes import (
+    MAX_VOLUME,
+    ShapeError,
+    geometry_tags,
+    intensity,
     size_tag,
     snap,
     working_set,
-    write_shape_sets,
 )
 from harness.cli import main
 
-SHIPPED = Path(__file__).parents[2] / "evaluation" / "data" / "shapes" / "h200.json"
+SHIPPED = Path(__file__).parents[3] / "evaluation" / "data" / "shapes" / "h200.json"
 
 
 def triples(shapes: object) -> list[tuple[int, int, int]]:

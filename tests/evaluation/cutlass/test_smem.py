@@ -7,11 +7,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluation.catalogue import parse_kernel_name, records_frame
-from evaluation.hardware import Hardware
-from evaluation.smem import auto_stages, epilogue_storage_bytes, resolved_stages, smem_total_bytes
+from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from evaluation.cutlass.hardware import Hardware
+from evaluation.cutlass.smem import (
+    auto_stages,
+    epilogue_storage_bytes,
+    resolved_stages,
+    smem_total_bytes,
+)
 
-NVCC = Path(__file__).parent / "data" / "cutlass_smem_nvcc.csv"
+NVCC = Path(__file__).parents[1] / "data" / "cutlass_smem_nvcc.csv"
 
 
 def nvcc_table() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from selector_data import ROOT
 
-from evaluation.kernel_header import (
+from evaluation.deploy.kernel_header import (
     DEFAULT_BUCKETS,
-    Cell,
+    GemmCell,
     GemmHeaderSpec,
     GemmTable,
     render_gemm_header,
@@ -22,7 +22,7 @@ from evaluation.kernel_header import (
 from harness.errors import HeaderError
 from harness.space import load_space
 
-GOLDEN = Path(__file__).parent / "data" / "gemm_kernels_golden.hh"
+GOLDEN = Path(__file__).parents[1] / "data" / "gemm_kernels_golden.hh"
 ENV = "BENCHSPACE_GEMM_KERNEL"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 K1 = PREFIX + "128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma"
@@ -62,7 +62,7 @@ def synthetic_table() -> GemmTable:
             for k, kk in enumerate(("SMALL", "LARGE")):
                 kernel = K2 if (m, n) == ("LARGE", "LARGE") else K1
                 cells.append(
-                    Cell(
+                    GemmCell(
                         buckets=(m, n, kk),
                         shape=(sizes[i], sizes[j], sizes[k]),
                         kernel=kernel,

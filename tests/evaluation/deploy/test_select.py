@@ -12,10 +12,10 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from evaluation.dataset import load_dataset
-from evaluation.hardware import load_hardware
-from evaluation.select import rank_shape, rank_shapes, train_selector
-from evaluation.selector_file import SelectorFileError, load_selector, save_selector
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.cutlass.hardware import load_hardware
+from evaluation.deploy.select import rank_shape, rank_shapes, train_selector
+from evaluation.selector.model_file import SelectorFileError, load_selector, save_selector
 from harness.cli import main
 from harness.errors import UsageError
 

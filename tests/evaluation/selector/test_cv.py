@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cv import cross_validate, grouped_folds, shape_keys
-from evaluation.dataset import load_dataset
-from evaluation.hardware import load_hardware
-from evaluation.models import RidgeSelector
-from evaluation.study import prepare
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.cutlass.hardware import load_hardware
+from evaluation.selector.cv import cross_validate, grouped_folds, shape_keys
+from evaluation.selector.models import RidgeSelector
+from evaluation.study.run import prepare
 
 
 def _frame() -> pd.DataFrame:

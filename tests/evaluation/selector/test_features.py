@@ -7,15 +7,15 @@ import math
 import pandas as pd
 import pytest
 
-from evaluation.catalogue import parse_kernel_name, records_frame
-from evaluation.features import (
+from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.features import (
     CATEGORICAL_FEATURES,
     compute_features,
     cross_pairs,
     features_for_pairs,
     numeric_feature_names,
 )
-from evaluation.hardware import Hardware
 
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_"
 STREAM_K = (

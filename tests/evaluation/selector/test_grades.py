@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.grades import G_MAX, band_indices, label_groups, relevance, within_fraction
+from evaluation.selector.grades import G_MAX, band_indices, label_groups, relevance, within_fraction
 
 
 def test_adjacent_candidates_within_twice_the_pooled_spread_share_a_band() -> None:

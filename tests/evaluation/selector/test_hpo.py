@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from selector_data import FROZEN
 
-from evaluation.hpo import search, selector_settings
+from evaluation.selector.hpo import search, selector_settings
 from harness.cli import main
 
 pytest.importorskip("optuna")
@@ -74,9 +74,9 @@ def test_search_resumes_the_sqlite_study(
 
 
 def test_pinned_objective(tmp_path: Path) -> None:
-    from evaluation.dataset import load_dataset
-    from evaluation.hardware import load_hardware
-    from evaluation.study import prepare
+    from evaluation.cutlass.dataset import load_dataset
+    from evaluation.cutlass.hardware import load_hardware
+    from evaluation.study.run import prepare
 
     prepared = prepare(load_dataset(FROZEN), load_hardware("h200"))
     train = (prepared.labels["split"] == "train").to_numpy()

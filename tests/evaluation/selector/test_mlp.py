@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from evaluation.dataset import load_dataset
-from evaluation.encoding import Scaler, design
-from evaluation.grades import label_groups
-from evaluation.hardware import load_hardware
-from evaluation.metrics import picks, random_pick
-from evaluation.mlp import (
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.cutlass.hardware import load_hardware
+from evaluation.selector.encoding import Scaler, design
+from evaluation.selector.grades import label_groups
+from evaluation.selector.metrics import picks, random_pick
+from evaluation.selector.mlp import (
     NEEDLE_TOP,
     FoldedMLP,
     MLPSelector,
@@ -27,7 +27,7 @@ from evaluation.mlp import (
     sample_pairs,
     torch_available,
 )
-from evaluation.study import Prepared, fit_model, prepare
+from evaluation.study.run import Prepared, fit_model, prepare
 
 needs_torch = pytest.mark.skipif(not torch_available(), reason="PyTorch is not installed")
 
@@ -160,7 +160,7 @@ def test_the_package_imports_and_runs_without_torch() -> None:
     script = textwrap.dedent(
         f"""
         import sys
-        import evaluation.report, evaluation.select, evaluation.study
+        import evaluation.study.report, evaluation.deploy.select, evaluation.study.run
         assert "torch" not in sys.modules  # nothing imports PyTorch until an MLP trains
 
         class NoTorch:  # as if PyTorch were not installed
@@ -170,10 +170,10 @@ def test_the_package_imports_and_runs_without_torch() -> None:
                 return None
 
         sys.meta_path.insert(0, NoTorch())
-        from evaluation.dataset import load_dataset
-        from evaluation.hardware import load_hardware
-        from evaluation.mlp import torch_available
-        from evaluation.study import StudyOptions, run_study
+        from evaluation.cutlass.dataset import load_dataset
+        from evaluation.cutlass.hardware import load_hardware
+        from evaluation.selector.mlp import torch_available
+        from evaluation.study.run import StudyOptions, run_study
         assert not torch_available()
         result = run_study(load_dataset({str(FROZEN)!r}), load_hardware("h200"),
                            StudyOptions(cross_validation=False, repetitions=2))

@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.dataset import load_dataset
-from evaluation.encoding import (
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.cutlass.hardware import load_hardware
+from evaluation.selector.encoding import (
     FeatureSpec,
     category_codes,
     design,
@@ -17,11 +18,10 @@ from evaluation.encoding import (
     numeric_matrix,
     one_hot,
 )
-from evaluation.grades import label_groups
-from evaluation.hardware import load_hardware
-from evaluation.metrics import picks
-from evaluation.models import OBJECTIVES, RidgeSelector, XGBSelector, xgb_matrix
-from evaluation.study import Prepared, fit_model, prepare
+from evaluation.selector.grades import label_groups
+from evaluation.selector.metrics import picks
+from evaluation.selector.models import OBJECTIVES, RidgeSelector, XGBSelector, xgb_matrix
+from evaluation.study.run import Prepared, fit_model, prepare
 
 
 @pytest.fixture(scope="module")

@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.catalogue import parse_kernel_name, records_frame
-from evaluation.features import features_for_pairs
-from evaluation.hardware import Hardware
-from evaluation.sampling import (
+from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from evaluation.cutlass.hardware import Hardware
+from evaluation.selector.features import features_for_pairs
+from evaluation.selector.sampling import (
     SampleSpec,
     biased_diverse,
     parse_sample,

@@ -6,8 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.correlation import correlation_table, regime_table, regime_tags, within_group_rho
-from evaluation.hardware import Hardware
+from evaluation.cutlass.hardware import Hardware
+from evaluation.study.correlation import (
+    correlation_table,
+    regime_table,
+    regime_tags,
+    within_group_rho,
+)
 
 
 def _simpson() -> tuple[pd.DataFrame, pd.DataFrame]:

@@ -6,10 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.dataset import load_dataset
-from evaluation.summary import render_summary, summarise_dataset
+from evaluation.cutlass.dataset import load_dataset
+from evaluation.study.summary import summarise_dataset
+from evaluation.study.summary_format import render_summary
 
-H200 = Path(__file__).resolve().parents[2] / "evaluation" / "data" / "h200"
+H200 = Path(__file__).resolve().parents[3] / "evaluation" / "data" / "h200"
 
 
 def test_committed_dataset_loads_and_summarises() -> None:
