@@ -79,3 +79,18 @@ def test_committed_list_is_what_the_generator_writes() -> None:
         seed=0,
     )
     assert committed == names
+
+
+def test_cli_writes_the_list(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import harness.cli.cutlass.kernel_set as action
+    from harness.cli import main
+
+    monkeypatch.setattr(action, "layout_kernel_set", lambda layout, size, seed: ["k1", "k2"])
+    out = tmp_path / "sub" / "k.txt"
+    argv = ["cutlass", "kernel-set", "--layout", "tnn", "--size", "2", "--out", str(out)]
+    assert main(argv) == 0
+    assert capsys.readouterr().out == f"{out}: 2 kernels\n"
+    assert read_kernel_list(out) == ["k1", "k2"]
+    assert out.read_text().startswith(LIST_FORMAT + "\n# layout tnn, C void, bf16 D; 2 kernels")
