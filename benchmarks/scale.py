@@ -24,6 +24,7 @@ a growth ratio exceeds --max-growth (12 by default) or a stage fails.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -215,7 +216,7 @@ def render(runs: list[StageRun], sizes: list[int], wal: dict[int, int], limit: f
             f"{cells[s].seconds:>10.2f} s" if s in cells else f"{'-':>12}" for s in sizes
         )
         growth = []
-        for a, b in zip(sizes, sizes[1:], strict=False):
+        for a, b in itertools.pairwise(sizes):
             if a in cells and b in cells:
                 factor = (b / a) / 10.0
                 t = cells[b].seconds / max(cells[a].seconds, 1e-3) / factor
