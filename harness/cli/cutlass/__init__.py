@@ -13,6 +13,7 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
+from harness.cli import EXTRAS, MissingExtraError
 from harness.errors import UsageError
 
 # Action -> (module under harness.cli.cutlass, help).
@@ -75,7 +76,13 @@ def _attach(action: str, parser: argparse.ArgumentParser) -> None:
     """Import the action's module and register its options on its parser (once)."""
     if parser.get_default("_action") is not None:
         return
-    module = importlib.import_module(f"{__name__}.{ACTIONS[action][0]}")
+    try:
+        module = importlib.import_module(f"{__name__}.{ACTIONS[action][0]}")
+    except ModuleNotFoundError as exc:
+        top = (exc.name or "").split(".")[0]
+        if top in EXTRAS:
+            raise MissingExtraError(f"cutlass {action}", top, EXTRAS[top]) from None
+        raise
     module.add_arguments(parser)
     parser.set_defaults(_action=module.run)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from evaluation.selector.hpo import search
+from evaluation.selector.hpo_format import render_search, settings_document
 from evaluation.selector.model_file import SHIPPED
 from evaluation.study.run import prepare
 from harness.cli.cutlass.dataset_args import add_dataset_arguments, load
@@ -45,25 +46,8 @@ def run(args: argparse.Namespace) -> int:
         args.seed,
         args.objective,
     )
-    finished = int((result.trials["state"] == "COMPLETE").sum())
-    print(
-        f"study {result.study_name} ({result.storage}): {finished} finished trials; best CV "
-        f"regret {100 * result.best_regret:.2f}%"
-    )
-    for key, value in sorted(result.best_params.items()):
-        print(f"  {key} = {value}")
+    print("\n".join(render_search(result)))
     if args.out:
-        write_json_atomic(
-            args.out,
-            {
-                "format": "benchspace-cutlass-hpo",
-                "version": 1,
-                "study": result.study_name,
-                "storage": result.storage,
-                "best_params": dict(result.best_params),
-                "best_cv_regret": result.best_regret,
-                "dataset": str(dataset.path),
-            },
-        )
+        write_json_atomic(args.out, settings_document(result, str(dataset.path)))
         print(f"settings: {args.out}")
     return 0

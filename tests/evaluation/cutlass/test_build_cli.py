@@ -105,3 +105,25 @@ def test_help_imports_no_action() -> None:
         cwd=Path(__file__).resolve().parents[3],
     )
     assert proc.stderr.strip() == "[] []"
+
+
+def test_an_action_missing_its_extra_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib
+
+    import harness.cli.cutlass as dispatcher
+
+    real = importlib.import_module
+
+    def fake(name: str, package: str | None = None) -> object:
+        if name.startswith("harness.cli.cutlass."):
+            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+        return real(name, package)
+
+    monkeypatch.setattr(dispatcher.importlib, "import_module", fake)
+    assert main(["cutlass", "summary", "somewhere"]) == 1
+    assert capsys.readouterr().err == (
+        "error: 'benchspace cutlass summary' needs pandas, which is not installed: "
+        "pip install 'benchspace[cutlass]'\n"
+    )
