@@ -42,7 +42,7 @@ FAULTS = [
     ("no row", "norow"), ("two rows", "rows"), ("partial output", "partial"),
     ("forking child", "fork"), ("setsid grandchild", "setsid"), ("closed stdout", "closed"),
     ("output flood (200 MB)", "flood"), ("replaced mid-sweep", "replace"),
-    ("removed for 0.2 s", "vanish"),
+    ("removed for 0.2 s", "vanish"), ("time of 0", "zero"), ("negative time", "negative"),
 ]  # fmt: skip
 PASSING_STATES = {"replace", "vanish"}  # re-run once the state has passed
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from harness.errors import BenchspaceError
 from harness.invoke import Invocation
 from harness.measurement import Measurement, Status
+from harness.metric_check import check_time
 from harness.process import run_process
 from harness.readers import Row, metric_of, read_output
 from harness.space import render_value
@@ -60,6 +61,9 @@ def _row_measurement(member: Invocation, done: Measurement, row: Row) -> Measure
         return replace(done, status=kind, row=row.name, error=f"row status {status}")
     try:
         value, spread = metric_of(row, member.metric, source=source)
+        check_time(
+            value, metric=member.metric, direction=member.direction, row=row.name, source=source
+        )
     except BenchspaceError as exc:
         return replace(done, status="parse_error", row=row.name, error=str(exc))
     extra: dict[str, float | str] = {k: v for k, v in row.fields.items() if k != member.metric}

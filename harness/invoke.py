@@ -70,6 +70,8 @@ class Invocation:
     """Environment that is not part of the configuration (e.g. device pinning)."""
     build_dir: str = ""
     """Absolute build directory, for ``{build_dir}`` in flags."""
+    direction: str = "min"
+    """The bench's direction (a time under ``min`` must be positive and finite)."""
 
     @cached_property
     def cache_key(self) -> str:
@@ -170,4 +172,5 @@ def build_invocation(
         repeat=repeat,
         host=options.host,
         device=options.device,
+        direction=bench.direction,
     )

@@ -35,6 +35,7 @@ from harness.invoke import (
     Invocation,
 )
 from harness.measurement import Measurement, Status
+from harness.metric_check import check_time
 from harness.readers import Row, metric_of, read_output, select_row
 from harness.scratch import (
     MAX_OUTPUT_BYTES,
@@ -361,6 +362,7 @@ def read_measurement(inv: Invocation, done: Measurement, text: str) -> Outcome:
         rows = read_output(inv.reader, text, pattern=inv.pattern, source=source)
         row = select_row(rows, inv.row, source=source)
         value, spread = metric_of(row, inv.metric, source=source)
+        check_time(value, metric=inv.metric, direction=inv.direction, row=row.name, source=source)
     except BenchspaceError as exc:
         return Outcome(measurement=replace(done, status="parse_error", error=str(exc)))
     extra: dict[str, float | str] = {

@@ -88,12 +88,10 @@ def _spreads(fields: Mapping[str, float | str]) -> dict[str, float]:
 
 
 def _terminal_lines(text: str) -> str:
-    """The text as a terminal shows it: a ``\r`` (a progress update) returns to the start of
-    its line, so only what follows the last one on a line remains (``\r\n`` ends a line)."""
+    """The text as a terminal shows it: after a ``\\r`` (a progress update) a line starts over."""
     if "\r" not in text:
         return text
-    lines = text.replace("\r\n", "\n").split("\n")
-    return "\n".join(line.rpartition("\r")[2] for line in lines)
+    return "\n".join(ln.rpartition("\r")[2] for ln in text.replace("\r\n", "\n").split("\n"))
 
 
 def _csv_records(text: str, source: str) -> list[list[str]]:

@@ -16,6 +16,7 @@ import pytest
 from harness import reaper, scratch
 from harness.cli import main
 from harness.errors import ReaderError
+from harness.metric_check import is_time_metric
 from harness.process import crash_message
 from harness.readers import read_output
 
@@ -68,6 +69,12 @@ def _runs(log: Path) -> int:
          "malformed"),
         ("closed", "parse_error",
          "fake_benchmark (bench fake, case 0): produced no output to read"),
+        ("zero", "parse_error", "fake_benchmark (bench fake, case 0): row 'BM_FAKE<float>': "
+         "'Time (µs) / matrix' is 0, which cannot be a time (a benchmark that measured nothing "
+         "reports it); fix the benchmark"),
+        ("negative", "parse_error", "fake_benchmark (bench fake, case 0): row 'BM_FAKE<float>': "
+         "'Time (µs) / matrix' is -68, which cannot be a time (a benchmark that measured "
+         "nothing reports it); fix the benchmark"),
         ("norow", "parse_error", "fake_benchmark (bench fake, case 0): the output has no rows; "
          "was the benchmark compiled out for this backend/type, or did it stop before printing?"),
     ],
@@ -207,3 +214,10 @@ def test_orphaned_setsid_grandchild_dies_with_the_sweep(
             continue
         assert state == "Z" or pytest.fail(f"pid {pid} outlived the sweep")
         os.kill(int(pid), signal.SIGKILL)
+
+
+def test_time_metrics_are_told_from_rates() -> None:
+    times = ["real_time", "cpu_time", "avg_ms", METRIC, "t_ns", "ms_mean", "elapsed (s)"]
+    rates = ["GFLOPS", "GB/s", "bytes_per_second", "items/s", "throughput", "Gflop/s"]
+    assert [is_time_metric(m) for m in times] == [True] * len(times)
+    assert [is_time_metric(m) for m in rates] == [False] * len(rates)

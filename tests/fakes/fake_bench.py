@@ -16,7 +16,8 @@ CSV), ``bigfield`` (a 200 KiB cell), ``norow`` (a header only), ``fork`` (leaves
 its process group), ``setsid`` (leaves a grandchild in a session of its own), ``closed``
 (closes stdout, prints nothing), ``flood`` (FAKE_FLOOD_MB of junk before the table),
 ``replace`` (rebuilds its own executable: a new binary whose values are halved), ``vanish``
-(moves its executable to ``<exe>.away``, for a driver to put back).
+(moves its executable to ``<exe>.away``, for a driver to put back), ``zero`` and ``negative``
+(a time of 0, a negative time).
 Every invocation appends its argv to ``FAKE_LOG`` when set, so tests can count runs, and the
 pid of every process it leaves behind to ``FAKE_PIDS``.
 """
@@ -32,6 +33,7 @@ import time
 _MODES = (
     "crash", "hang", "exit1", "garbage", "partial", "slow", "abort", "rtsig", "termhang", "cr",
     "bigfield", "norow", "fork", "setsid", "closed", "flood", "replace", "vanish", "rows",
+    "zero", "negative",
 )  # fmt: skip
 
 
@@ -143,6 +145,8 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("fake: bad arguments\n")
         return 1
     value = _value(positional)
+    if mode in ("zero", "negative"):
+        value = 0.0 if mode == "zero" else -value
     rows = [("BM_FAKE<float>", value)]
     if mode == "rows" or os.environ.get("FAKE_ROWS"):
         rows = [("BM_FAKE_SETUP<float>", 1.0), ("BM_FAKE_MAIN<float>", value)]
