@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
-import functools
 import os
 import signal
 import subprocess
@@ -39,7 +38,7 @@ STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 _LOCK = threading.Lock()
 _LIVE: dict[int, subprocess.Popen[bytes]] = {}
-_state = {"stopping": 0, "spawning": 0, "pending": 0}
+_state = {"stopping": 0, "spawning": 0, "pending": 0, "hunt": 0}
 
 
 class Terminated(KeyboardInterrupt):
@@ -70,19 +69,18 @@ def signal_name(signum: int) -> str:
         return f"signal {signum}"
 
 
-@functools.cache
-def enable_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux); True if it is."""
+def set_subreaper(on: bool) -> bool:
+    """Make this process the reaper of its orphaned descendants, or stop (Linux); True when
+    the kernel agreed."""
     try:
         libc = ctypes.CDLL(None, use_errno=True)
-        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0) == 0)
     except (OSError, AttributeError):
         return False
 
 
 def spawn(start: Callable[[], subprocess.Popen[bytes]]) -> subprocess.Popen[bytes]:
     """Start a benchmark process and register it (a stop signal waits until it is)."""
-    enable_subreaper()
     main = threading.current_thread() is threading.main_thread()
     with _LOCK:
         if _state["stopping"]:
@@ -176,8 +174,10 @@ def reap_orphans_soon() -> None:
 
 def reap_orphans() -> int:
     """Kill and reap the orphaned descendants of benchmarks that reparented to benchspace
-    (children of ours that are no registered benchmark and left our session); their count."""
-    if not enable_subreaper():
+    (children of ours that are no registered benchmark and left our session); their count.
+    Only inside ``handled()`` (the command line's process, where every child that left our
+    session is a benchmark's): a library user's or a Dask worker's other children are theirs."""
+    if not _state["hunt"]:
         return 0
     own_session = os.getsid(0)
     killed = 0
@@ -209,16 +209,21 @@ def _on_signal(signum: int, frame: FrameType | None) -> None:
 
 @contextlib.contextmanager
 def handled() -> Iterator[None]:
-    """Stop on SIGINT, SIGTERM and SIGHUP as described above (main thread only)."""
+    """Stop on SIGINT, SIGTERM and SIGHUP, and reap orphaned descendants, as described above
+    (main thread only)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     previous = {s: signal.signal(s, _on_signal) for s in STOP_SIGNALS}
+    _state["hunt"] = int(set_subreaper(True))
     try:
         yield
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
         reap_orphans()
+        if _state["hunt"]:
+            set_subreaper(False)
+        _state["hunt"] = 0
         _state["stopping"] = 0
         _state["pending"] = 0

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from harness import reaper, scratch
+from harness import scratch
 from harness.cli import main
 from harness.errors import ReaderError
 from harness.metric_check import is_time_metric
@@ -206,7 +206,6 @@ def test_orphaned_setsid_grandchild_dies_with_the_sweep(
     monkeypatch.setenv("FAKE_PIDS", str(pids))
     monkeypatch.setenv("FAKE_SETSID_AT", "16")
     assert _tune(write_space([_bench()]), fake_build, "--quiet") == 0
-    assert reaper.enable_subreaper()
     for pid in pids.read_text().split():
         try:
             state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
