@@ -29,9 +29,9 @@ import jinja2
 from evaluation.cutlass_csv import RASTERS
 from evaluation.select import rank_shapes
 from evaluation.selector_file import DeployedSelector
-from generators.cxx import check_env_name, check_identifier, check_namespace
 from generators.render import comment_text, environment
 from harness import __version__
+from harness.cxx_types import check_env_name, check_identifier, check_namespace
 from harness.errors import HeaderError
 from harness.space import Space
 

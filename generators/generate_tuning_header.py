@@ -35,9 +35,10 @@ from generators.render import Provenance, render_header
 from generators.rules import feed_problems, incumbent_problems
 from harness import __version__
 from harness.errors import BenchspaceError, HeaderError
-from harness.measurement import Value
 from harness.review_doc import review_changes
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
+from harness.values import Value
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

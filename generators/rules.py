@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.cxx import CxxType, normalise
-from generators.header_model import Incumbents, constant_type, deciding_source
+from generators.header_model import Incumbents, constant_type
+from harness.cxx_types import CxxType, normalise
 from harness.errors import json_path
-from harness.measurement import Value
-from harness.space import Bench, Case, Space
+from harness.space import Bench, Case, Space, deciding_source
+from harness.values import Value
 
 
 def case_grid(bench: Bench, case: Case, param: str) -> tuple[Value | None, ...]:

@@ -27,9 +27,10 @@ from harness.ab import (
 )
 from harness.errors import BenchspaceError, HeaderError, json_path
 from harness.invoke import Invocation, RunOptions
-from harness.measurement import Measurement, Value
+from harness.measurement import Measurement
 from harness.review_doc import review_changes
 from harness.space import Bench, Consumer, Space
+from harness.values import Value
 
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", "skipped")

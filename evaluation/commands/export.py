@@ -14,7 +14,7 @@ from evaluation.cutlass_build import cutlass_version
 from evaluation.export import kernel_table, measurement_table, write_dataset
 from harness.errors import BenchspaceError
 from harness.provenance import git_state
-from harness.space import load_space
+from harness.space_load import load_space
 from harness.store import Store
 
 

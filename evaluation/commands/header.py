@@ -13,7 +13,7 @@ from evaluation.kernel_header import (
 )
 from evaluation.selector_file import load_selector
 from harness.jsonio import write_text_atomic
-from harness.space import load_space
+from harness.space_load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

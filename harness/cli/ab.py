@@ -27,10 +27,10 @@ from harness.abstats import Comparison
 from harness.errors import UsageError
 from harness.invoke import Invocation, RunOptions
 from harness.jsonio import dumps
-from harness.measurement import Value
 from harness.readers import READERS
-from harness.space import load_space
+from harness.space_load import load_space
 from harness.store import Store
+from harness.values import Value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -25,7 +25,8 @@ from harness.errors import HeaderError, UsageError
 from harness.invoke import RunOptions
 from harness.jsonio import dumps, write_json_atomic
 from harness.profile import load_profile
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
 from harness.store import Store
 
 

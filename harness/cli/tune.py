@@ -14,7 +14,8 @@ from harness.plan import Sampler
 from harness.probe import probe_bench
 from harness.progress import Progress
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space, load_space
+from harness.space import Bench, Case, Space
+from harness.space_load import load_space
 from harness.tune import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]

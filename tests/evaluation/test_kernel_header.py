@@ -20,7 +20,7 @@ from evaluation.kernel_header import (
     spec_from_space,
 )
 from harness.errors import HeaderError
-from harness.space import load_space
+from harness.space_load import load_space
 
 GOLDEN = Path(__file__).parent / "data" / "gemm_kernels_golden.hh"
 ENV = "BENCHSPACE_GEMM_KERNEL"

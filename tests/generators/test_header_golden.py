@@ -19,7 +19,8 @@ from generators.generate_tuning_header import generate_header
 from generators.profile_view import ProfileView
 from generators.render import Provenance
 from harness.errors import HeaderError
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
