@@ -60,15 +60,12 @@ def render_value(value: Value) -> str:
     return str(value)
 
 
-def parse_value(text: object) -> ParamValue:
-    """A value read back from argv or env text: an integer, else a number, else the text."""
-    if text is None or isinstance(text, bool | int | float):
-        return text
-    word = str(text)
+def parse_value(text: str) -> Value:
+    """A value written as text (argv, env, ``NAME=VALUE``): an integer, else a number, else text."""
     try:
-        return int(word)
+        return int(text)
     except ValueError:
         try:
-            return float(word)
+            return float(text)
         except ValueError:
-            return word
+            return text

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -118,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
         min_time_ms=args.min_time,
         min_iters=args.min_iters,
         max_iters=args.max_iters,
-        host=__import__("platform").node(),
+        host=platform.node(),
         device=gpu or "cpu",
     )
     unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators.generate_tuning_header import generate_header
+from generators.generate import generate_header
 from generators.header_io import write_header
 from generators.profile_view import load_profile_view
 from generators.render import Provenance
