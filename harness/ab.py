@@ -219,7 +219,7 @@ class ABResult:
     warnings: tuple[str, ...] = ()
 
 
-Progress = Callable[[int, int, Comparison | None], None]
+PairProgress = Callable[[int, int, Comparison | None], None]
 """Called after every pair with (pairs done, most pairs, the comparison if it looked)."""
 
 
@@ -259,7 +259,7 @@ def run_ab(
     run: Callable[[Invocation], Measurement] = run_invocation,
     record: Callable[[Measurement], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    progress: Progress | None = None,
+    progress: PairProgress | None = None,
 ) -> ABResult:
     """Run interleaved pairs until the verdict is decided or the budget is spent."""
     check_options(options)

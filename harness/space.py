@@ -89,7 +89,7 @@ class PreTunePhase:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Sample:
+class SampleSpec:
     """Budgeted sampling of one large categorical grid, per case."""
 
     param: str
@@ -139,7 +139,7 @@ class Bench:
     flags: tuple[str, ...] = ()
     timeout_s: float | None = None
     repeats: int | None = None
-    sample: Sample | None = None
+    sample: SampleSpec | None = None
     batch: BatchSpec | None = None
     consumers: tuple[Consumer, ...] = ()
     report_only: bool = False

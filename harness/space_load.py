@@ -25,7 +25,7 @@ from harness.space import (
     HeaderSource,
     HeaderSpec,
     PreTunePhase,
-    Sample,
+    SampleSpec,
     Space,
 )
 from harness.space_rules import space_problems
@@ -58,7 +58,7 @@ def _build_bench(position: int, raw: Mapping[str, Any], defaults: Mapping[str, A
     sample_raw = raw.get("sample")
     sample = None
     if sample_raw is not None:
-        sample = Sample(
+        sample = SampleSpec(
             param=sample_raw["param"],
             policy=sample_raw["policy"],
             budget=sample_raw["budget"],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.ab import (
     ABOptions,
-    Progress,
+    PairProgress,
     Side,
     case_invocation,
     exe_invocation,
@@ -117,7 +117,7 @@ def _base(args: argparse.Namespace, options: RunOptions) -> tuple[Invocation, st
     return inv, args.direction or "min"
 
 
-def _progress(tty: bool, quiet: bool) -> Progress | None:
+def _progress(tty: bool, quiet: bool) -> PairProgress | None:
     if quiet or not tty:
         return None
 
