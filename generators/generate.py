@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from generators.header_model import HeaderModel, Holds, Incumbents, apply_holds, choose_header
 from generators.profile_view import ProfileView
 from generators.render import Provenance, render_header
-from generators.rules import feed_problems, incumbent_problems
+from generators.rules import check_header_rules, incumbent_problems
 from harness.errors import HeaderError
 from harness.space import Space
 
@@ -22,23 +22,6 @@ class GeneratedHeader:
     text: str
     model: HeaderModel
     notes: tuple[str, ...]
-
-
-def check_header_inputs(
-    space: Space, incumbents: Incumbents, *, header_source: str, include_incumbent: bool
-) -> list[str]:
-    """Raise HeaderError for every rule the space and the incumbents break.
-
-    Incumbents missing from a grid are problems unless `include_incumbent`; then they come
-    back, as the lines to note.
-    """
-    problems = feed_problems(space)
-    missing = incumbent_problems(space, incumbents, header=header_source)
-    if missing and not include_incumbent:
-        problems += missing
-    if problems:
-        raise HeaderError("\n".join(problems))
-    return missing
 
 
 def generate_header(
@@ -59,8 +42,13 @@ def generate_header(
             f"{profile.space_sha256[:12]}, but {space.path} is {space.sha256[:12]}; pass the "
             "space it was tuned with, or --allow-space-mismatch if only the header section changed"
         )
-    missing = check_header_inputs(
-        space, incumbents, header_source=header_source, include_incumbent=include_incumbent
+    problems = check_header_rules(
+        space, incumbents, header=header_source, include_incumbent=include_incumbent
+    )
+    if problems:
+        raise HeaderError("\n".join(problems))
+    missing = (
+        incumbent_problems(space, incumbents, header=header_source) if include_incumbent else []
     )
     notes = [
         f"{line} (ignored: --include-incumbent; the incumbent competes only where it was measured)"

@@ -10,12 +10,18 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.generate import GeneratedHeader, check_header_inputs, generate_header
-from generators.header_io import default_header_path, display_path, read_header
+from generators.generate import GeneratedHeader, generate_header
+from generators.header_io import (
+    checked_in_incumbents,
+    default_header_path,
+    display_path,
+    read_header,
+)
 from generators.header_model import Holds, Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader
 from generators.profile_view import ProfileView, load_profile_view
 from generators.render import Provenance
+from generators.rules import add_incumbents, check_header_rules
 from harness import __version__
 from harness.errors import HeaderError
 from harness.review_doc import review_changes
@@ -51,12 +57,14 @@ class HeaderSession:
 
     def check(self, *, include_incumbent: bool) -> None:
         """Raise HeaderError for every rule the space and the checked-in header break."""
-        check_header_inputs(
+        problems = check_header_rules(
             self.space,
             self.incumbents(),
-            header_source=str(self.header_path),
+            header=str(self.header_path),
             include_incumbent=include_incumbent,
         )
+        if problems:
+            raise HeaderError("\n".join(problems))
 
     def generate(
         self,
@@ -137,3 +145,24 @@ def read_holds(path: Path) -> Holds:
         except KeyError as exc:
             raise HeaderError(f"{path}: $.changes[{i}]: no {exc.args[0]!r}") from None
     return holds
+
+
+def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
+    """The header rules against the space's checked-in header (what ``tune`` checks).
+
+    With `include_incumbent`, incumbents missing from a grid are not problems: sweep
+    `space_with_incumbents` instead, so that they are measured.
+    """
+    if space.header is None:
+        return []
+    incumbents, path = checked_in_incumbents(space)
+    return check_header_rules(
+        space, incumbents, header=str(path), include_incumbent=include_incumbent
+    )
+
+
+def space_with_incumbents(space: Space) -> Space:
+    """`space` with its checked-in header's incumbents added where a grid lacks them."""
+    if space.header is None:
+        return space
+    return add_incumbents(space, checked_in_incumbents(space)[0])

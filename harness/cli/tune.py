@@ -73,7 +73,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _header_check() -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
-    from generators.rules import check_space_header
+    from generators.session import check_space_header
 
     return check_space_header
 
@@ -132,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
     if args.include_incumbent and space.header is not None:
-        from generators.rules import space_with_incumbents
+        from generators.session import space_with_incumbents
 
         space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"

@@ -12,9 +12,8 @@ from generators.rules import (
     add_incumbents,
     case_grid,
     check_header_rules,
-    check_space_header,
-    space_with_incumbents,
 )
+from generators.session import check_space_header, space_with_incumbents
 from harness.space import Space
 from harness.space_load import load_space
 
