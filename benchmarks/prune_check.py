@@ -42,7 +42,7 @@ from harness.cli import main as benchspace  # noqa: E402
 from harness.plan import count_invocations  # noqa: E402
 from harness.profile import load_profile, ratio  # noqa: E402
 from harness.sensitivity import analyse_profile, value_key  # noqa: E402
-from harness.space import load_space  # noqa: E402
+from harness.space_load import load_space  # noqa: E402
 
 
 def _resolved(entry: Mapping[str, Any], names: list[str]) -> dict[str, Any]:

@@ -15,7 +15,8 @@ from harness.plan import count_invocations
 from harness.profile import load_profile
 from harness.prune import incumbents, invocation_counts, prune_space
 from harness.sensitivity import SensitivityReport, analyse_profile
-from harness.space import Space, load_space, parse_space
+from harness.space import Space
+from harness.space_load import load_space, parse_space
 
 PROFILES = Path(__file__).parent / "data" / "profiles"
 CRAFTED = PROFILES / "sensitivity_crafted.json"

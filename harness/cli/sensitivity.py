@@ -20,7 +20,8 @@ from harness.sensitivity import (
     SensitivityReport,
     analyse_profile,
 )
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
 
 INERT_NOTE = "inert — check that the code reads it"
 

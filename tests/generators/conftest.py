@@ -13,7 +13,8 @@ from header_helpers import DATA, PROFILES, SPACES
 
 from generators.header_parse import ParsedHeader, parse_header
 from generators.profile_view import ProfileView, load_profile_view
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from header_helpers import PROFILES, profile_of
 
-from generators.cxx import cxx_type, normalise
 from generators.profile_view import ProfileView, load_profile_view, parse_profile, value_cells
+from harness.cxx_types import cxx_type, normalise
 from harness.errors import ProfileError
 
 

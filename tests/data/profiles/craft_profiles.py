@@ -22,7 +22,8 @@ from harness.jsonio import write_json_atomic
 from harness.measurement import Measurement
 from harness.plan import ParamValue, plan_main, plan_pre_tune
 from harness.profile import bench_result, better, build_profile
-from harness.space import Bench, Case, Space, load_space
+from harness.space import Bench, Case, Space
+from harness.space_load import load_space
 
 ROOT = Path(__file__).resolve().parents[3]
 SPACES = ROOT / "tests" / "generators" / "spaces"
