@@ -30,12 +30,13 @@ from generators.header_model import (
     choose_header,
     incumbents_from_header,
 )
-from generators.profile_view import ProfileView, load_profile_view
 from generators.render import Provenance, render_header
 from generators.rules import feed_problems, incumbent_problems
 from harness import __version__
 from harness.errors import BenchspaceError, HeaderError
 from harness.measurement import Value
+from harness.profiles.model import Profile
+from harness.profiles.read import load_profile
 from harness.review_doc import review_changes
 from harness.space import Space, load_space
 
@@ -51,7 +52,7 @@ class GeneratedHeader:
 
 def generate_header(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     *,
     incumbents: Incumbents,
     provenance: Provenance,
@@ -108,7 +109,7 @@ def read_holds(path: Path) -> Holds:
     return holds
 
 
-def space_for(profile: ProfileView, space_arg: str | None) -> Space:
+def space_for(profile: Profile, space_arg: str | None) -> Space:
     """The space given, else the one the profile records."""
     if space_arg is not None:
         return load_space(space_arg)
@@ -152,7 +153,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
-    profile = load_profile_view(args.profile)
+    profile = load_profile(args.profile)
     space = space_for(profile, args.space)
     if space.header is None:
         raise HeaderError(

@@ -17,10 +17,11 @@ from typing import Literal
 
 from generators.cxx import CxxType, cxx_type, normalise
 from generators.header_parse import ParsedHeader
-from generators.profile_view import BenchResult, ProfileView, case_best, value_cells
+from generators.value_cells import case_best, value_cells
 from harness.errors import HeaderError, json_path
 from harness.measurement import Value
-from harness.profile import geomean, ratio
+from harness.profiles.model import BenchResult, Profile
+from harness.profiles.scoring import geomean, ratio
 from harness.space import Case, HeaderConstant, HeaderSource, HeaderSpec, Space
 
 Origin = Literal["profile", "fallback", "incumbent", "held"]
@@ -257,7 +258,7 @@ def _fallback(space: Space, index: int, ctype: CxxType, bucket_index: int) -> Va
         raise HeaderError(f"{space.path}: {where}: {exc}") from None
 
 
-def choose_header(space: Space, profile: ProfileView, incumbents: Incumbents) -> HeaderModel:
+def choose_header(space: Space, profile: Profile, incumbents: Incumbents) -> HeaderModel:
     """Choose every constant's value in every bucket; raise HeaderError when one cannot be."""
     spec = space.header
     if spec is None:

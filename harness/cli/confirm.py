@@ -24,7 +24,7 @@ from harness.confirm import (
 from harness.errors import HeaderError, UsageError
 from harness.invoke import RunOptions
 from harness.jsonio import dumps, write_json_atomic
-from harness.profile import load_profile
+from harness.profiles.read import load_profile
 from harness.space import Space, load_space
 from harness.store import Store
 
@@ -78,13 +78,12 @@ def _generated_review(args: argparse.Namespace, space: Space) -> dict[str, Any]:
     from generators.header_io import read_header
     from generators.header_model import incumbents_from_header
     from generators.header_parse import parse_header
-    from generators.profile_view import load_profile_view
     from generators.render import Provenance
     from generators.review import review_header
     from generators.review_format import review_document
     from harness import __version__
 
-    profile = load_profile_view(args.profile)
+    profile = load_profile(args.profile)
     header_path = args.header or default_header_path(space)
     header = read_header(header_path)
     if header is None:
@@ -141,16 +140,16 @@ def select(changes: list[Change], only: list[str]) -> list[Change]:
 def run(args: argparse.Namespace) -> int:
     """Confirm every change; print the table; write --out; exit 1 if one is rejected."""
     space = load_space(args.space)
-    meta = load_profile(args.profile).get("meta", {})
+    meta = load_profile(args.profile).meta
     if args.review is not None:
         review, source = _read_review(args.review), str(args.review)
     else:
         review, source = _generated_review(args, space), str(args.generated or args.profile)
     changes = select(parse_changes(review, source), args.only)
     options = RunOptions(
-        build_dir=args.build_dir or Path(meta.get("build_dir", "build")),
-        backend=str(meta.get("backend", "CPU")),
-        dtype=str(meta.get("dtype", "float")),
+        build_dir=args.build_dir or Path(meta.build_dir or "build"),
+        backend=meta.backend or "CPU",
+        dtype=meta.dtype or "float",
         timeout_s=args.timeout,
         host=platform.node(),
     )

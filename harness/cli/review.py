@@ -9,11 +9,11 @@ from pathlib import Path
 from generators.generate_tuning_header import space_for
 from generators.header_io import default_header_path, read_header, write_header
 from generators.header_model import incumbents_from_header
-from generators.profile_view import load_profile_view
 from generators.review import review_header
 from generators.review_format import render_review
 from generators.rules import feed_problems, incumbent_problems
 from harness.errors import HeaderError
+from harness.profiles.read import load_profile
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,7 +36,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
-    profile = load_profile_view(args.profile)
+    profile = load_profile(args.profile)
     space = space_for(profile, args.space)
     if space.header is None:
         raise HeaderError(f'{space.path}: $: the space has no "header" section; nothing to review')

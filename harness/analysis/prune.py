@@ -23,10 +23,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.analysis.sensitivity_report import BenchReport, ParamReport, SensitivityReport
+from harness.analysis.slices import value_key
 from harness.errors import SpaceError
 from harness.measurement import Value
 from harness.plan import ParamValue, count_invocations
-from harness.sensitivity import BenchReport, ParamReport, SensitivityReport, value_key
 from harness.space import Bench, HeaderSpec, Space, parse_space
 
 Incumbents = Mapping[tuple[str, str], Mapping[int, Value]]
