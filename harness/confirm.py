@@ -36,7 +36,7 @@ STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", 
 
 
 @dataclass(frozen=True, kw_only=True)
-class Change:
+class ReviewedChange:
     """What confirm needs of one review change; `entry` is the change as the review wrote it."""
 
     index: int
@@ -78,7 +78,7 @@ def _field(entry: Mapping[str, Any], key: str, kind: type, where: str, optional:
     return value
 
 
-def parse_changes(document: Mapping[str, Any], source: str) -> list[Change]:
+def parse_changes(document: Mapping[str, Any], source: str) -> list[ReviewedChange]:
     """The changes of a review document (format ``benchspace-review``, version 1)."""
     entries = review_changes(document, source)
     changes = []
@@ -87,7 +87,7 @@ def parse_changes(document: Mapping[str, Any], source: str) -> list[Change]:
         if not isinstance(entry, dict):
             raise HeaderError(f"{where}: {entry!r} is not an object; regenerate the review")
         changes.append(
-            Change(
+            ReviewedChange(
                 index=i,
                 name=_field(entry, "name", str, where, False),
                 constant=_field(entry, "constant", str, where, False),
@@ -138,7 +138,7 @@ def feeding_benches(space: Space, constant: str) -> list[str]:
     )
 
 
-def plan_targets(space: Space, change: Change) -> tuple[list[Target], list[str]]:
+def plan_targets(space: Space, change: ReviewedChange) -> tuple[list[Target], list[str]]:
     """Where to A/B `change` (pure), and notes on declared consumers it cannot use.
 
     A consumer declared twice (by two feeding benches, or with a case listed twice) runs once.
@@ -212,10 +212,10 @@ class Run:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Outcome:
+class ConfirmedChange:
     """A change with its runs and what they decided."""
 
-    change: Change
+    change: ReviewedChange
     runs: tuple[Run, ...]
     notes: tuple[str, ...]
     status: Status
@@ -227,7 +227,9 @@ class Outcome:
         return self.status == "accepted"
 
 
-def judge(change: Change, runs: Sequence[Run], *, accept_unconfirmed: bool) -> tuple[Status, str]:
+def judge(
+    change: ReviewedChange, runs: Sequence[Run], *, accept_unconfirmed: bool
+) -> tuple[Status, str]:
     """The status of a change from its runs: any consumer slower rejects it."""
     failed = [r for r in runs if r.result is None]
     if failed:
@@ -251,7 +253,7 @@ def judge(change: Change, runs: Sequence[Run], *, accept_unconfirmed: bool) -> t
     return "accepted", f"no consumer slower ({faster} of {len(runs)} faster{caveat})"
 
 
-def sides(change: Change, base: Invocation) -> tuple[Side, Side]:
+def sides(change: ReviewedChange, base: Invocation) -> tuple[Side, Side]:
     """A sets the incumbent through the override (unsets it when unknown), B the candidate."""
     env_a = {change.env: change.env_old}
     env_b = {change.env: change.env_new}
@@ -260,27 +262,32 @@ def sides(change: Change, base: Invocation) -> tuple[Side, Side]:
     return a, b
 
 
-Report = Callable[[Change, Target, ABResult | None], None]
+Report = Callable[[ReviewedChange, Target, ABResult | None], None]
 
 
 def confirm_changes(
     space: Space,
-    changes: Sequence[Change],
+    changes: Sequence[ReviewedChange],
     *,
     options: RunOptions,
     ab: ABOptions,
     accept_unconfirmed: bool = False,
     record: Callable[[Measurement], None] | None = None,
     report: Report | None = None,
-) -> list[Outcome]:
+) -> list[ConfirmedChange]:
     """A/B every change at its targets (changes a review marked rejected are skipped)."""
     outcomes = []
     for change in changes:
         if change.entry.get("accepted", True) is False:
             outcomes.append(
-                Outcome(change=change, runs=(), notes=(), status="skipped", reason="rejected in "
-                        "the review")
-            )  # fmt: skip
+                ConfirmedChange(
+                    change=change,
+                    runs=(),
+                    notes=(),
+                    status="skipped",
+                    reason="rejected in the review",
+                )
+            )
             continue
         targets, notes = plan_targets(space, change)
         runs = []
@@ -299,14 +306,14 @@ def confirm_changes(
                 report(change, target, result)
         status, reason = judge(change, runs, accept_unconfirmed=accept_unconfirmed)
         outcomes.append(
-            Outcome(
+            ConfirmedChange(
                 change=change, runs=tuple(runs), notes=tuple(notes), status=status, reason=reason
             )
         )
     return outcomes
 
 
-def exit_code(outcomes: Sequence[Outcome]) -> int:
+def exit_code(outcomes: Sequence[ConfirmedChange]) -> int:
     """1 when a change makes a consumer slower or could not be measured, else 0."""
     return 1 if any(o.status in ("rejected", "error") for o in outcomes) else 0
 
@@ -341,7 +348,7 @@ def run_record(run: Run) -> dict[str, Any]:
 
 
 def confirm_document(
-    review: Mapping[str, Any], outcomes: Sequence[Outcome], settings: Mapping[str, Any]
+    review: Mapping[str, Any], outcomes: Sequence[ConfirmedChange], settings: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The review document with ``accepted`` and the verdict fields of every change set."""
     by_index = {o.change.index: o for o in outcomes}

@@ -13,8 +13,8 @@ from typing import Any
 from harness.ab import ABOptions, ABResult
 from harness.confirm import (
     STATUSES,
-    Change,
-    Outcome,
+    ConfirmedChange,
+    ReviewedChange,
     Target,
     confirm_changes,
     confirm_document,
@@ -125,7 +125,7 @@ def _read_review(path: Path) -> dict[str, Any]:
     return data
 
 
-def select(changes: list[Change], only: list[str]) -> list[Change]:
+def select(changes: list[ReviewedChange], only: list[str]) -> list[ReviewedChange]:
     """Changes named by --only (a family or one NAME_BUCKET); all without it."""
     if not only:
         return changes
@@ -187,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(outcomes)
 
 
-def _report(change: Change, target: Target, result: ABResult | None) -> None:
+def _report(change: ReviewedChange, target: Target, result: ABResult | None) -> None:
     verdict = "error" if result is None else result.comparison.verdict
     print(f"confirm: {change.name} at {target.label}: {verdict}", file=sys.stderr, flush=True)
 
@@ -199,7 +199,7 @@ def _shown(value: object) -> str:
     return "—" if value is None else str(value)
 
 
-def render_markdown(outcomes: Sequence[Outcome]) -> str:
+def render_markdown(outcomes: Sequence[ConfirmedChange]) -> str:
     """A table of every A/B, then one verdict line per change."""
     lines = [
         "| change | old → new | consumer | median old | median new | new/old | 95 % interval "
