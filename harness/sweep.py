@@ -24,7 +24,7 @@ from harness.invoke import (
     resolve_executable,
     sha256_file,
 )
-from harness.measurement import Measurement, Summary
+from harness.measurement import Measurement, RepeatSummary
 from harness.plan import (
     Config,
     MainPlan,
@@ -135,7 +135,7 @@ def _pre_tune(
         measured.extend(ms)
         aggs = aggregate(ms)
         per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
-        stats: dict[tuple[int, Config], Summary] = {}
+        stats: dict[tuple[int, Config], RepeatSummary] = {}
         for combo, task in plan.tasks:
             agg = aggs.get((task.case_index, task.config))
             if agg is not None and agg.summary is not None:
@@ -175,7 +175,9 @@ def _pre_tune(
 
 
 def _phase_table(
-    plan: PreTunePlan, stats: Mapping[tuple[int, Config], Summary], scores: Mapping[Config, float]
+    plan: PreTunePlan,
+    stats: Mapping[tuple[int, Config], RepeatSummary],
+    scores: Mapping[Config, float],
 ) -> tuple[PhaseTableRow, ...]:
     """Every combo a pre-tune phase measured: per phase case its median, stdev and number of
     repeats (None where it failed), and its score (None unless it succeeded in every phase

@@ -13,7 +13,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.measurement import Measurement, Summary
+from harness.measurement import Measurement, RepeatSummary
 from harness.plan import Config, make_config
 
 
@@ -23,7 +23,7 @@ class Aggregate:
 
     case_index: int
     config: Config
-    summary: Summary | None
+    summary: RepeatSummary | None
     samples: tuple[float, ...]
     spread: float | None
     argv: tuple[str, ...]
@@ -51,7 +51,7 @@ def aggregate(measurements: Sequence[Measurement]) -> dict[tuple[int, Config], A
         out[key] = Aggregate(
             case_index=key[0],
             config=key[1],
-            summary=Summary.of(samples) if samples else None,
+            summary=RepeatSummary.of(samples) if samples else None,
             samples=tuple(samples),
             spread=(sum(spreads) / len(spreads)) if spreads else None,
             argv=first.argv,
