@@ -1,4 +1,4 @@
-"""Reading profiles for header work: format 1 and BatchLAS's version 0."""
+"""Profiles as header work reads them (format 1 and BatchLAS's version 0), and value cells."""
 
 from __future__ import annotations
 
