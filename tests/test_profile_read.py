@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 
 from harness.errors import ProfileError
+from harness.profiles.batchlas import batchlas_scalar
 from harness.profiles.model import PROFILE_VERSION, MeasurementRow
-from harness.profiles.read import batchlas_scalar, load_profile, parse_profile
+from harness.profiles.read import load_profile, parse_profile
 
 PROFILES = Path(__file__).parent / "data" / "profiles"
 V1 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")

@@ -3,7 +3,7 @@
 Version 1 is what ``tune`` writes. Version 0 is BatchLAS's profile (no ``format`` key): it is
 upgraded here, once and fully, so no consumer sees a difference. Its measurements have no case
 index, parameters or spread: each one's case and parameters are recovered from its ``args`` /
-``env`` (BatchLAS writes them as text; numbers are parsed here, and nowhere else) and the cases'
+``env`` (BatchLAS writes them as text: harness/profiles/batchlas.py parses them) and the cases'
 fixed values in ``per_case_best``; its median is its one value (one sample, stdev 0).
 
 A field of the wrong type is a `ProfileError` naming the file, the JSON path and the value:
@@ -14,14 +14,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, TypeVar
 
 from harness.errors import ProfileError, json_path
 from harness.measurement import Value
 from harness.plan import ParamValue
+from harness.profiles.batchlas import batchlas_values, recover_case
+from harness.profiles.fields import FieldReader, Where, shown
 from harness.profiles.model import (
     PROFILE_FORMAT,
     PROFILE_VERSION,
@@ -37,9 +37,6 @@ from harness.profiles.model import (
     TopCase,
     TopEntry,
 )
-
-T = TypeVar("T")
-Where = tuple[str | int, ...]
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -69,114 +66,10 @@ def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
     return _Reader(source).profile(data, sha256=sha256)
 
 
-def _shown(value: object) -> str:
-    try:
-        text = json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _is_number(value: object) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
-
-
-def batchlas_scalar(text: object) -> ParamValue:
-    """A BatchLAS argument or env value: an integer or a number where it parses as one."""
-    if text is None or isinstance(text, bool | int | float):
-        return text
-    word = str(text)
-    try:
-        return int(word)
-    except ValueError:
-        pass
-    try:
-        number = float(word)
-    except ValueError:
-        return word
-    return number if math.isfinite(number) else word
-
-
-class _Reader:
-    """Typed field access that names the file and the JSON path of a bad value."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
+class _Reader(FieldReader):
+    """Reads a profile document into its records."""
 
     # ------------------------------------------------------------ typed fields
-
-    def fail(self, where: Where, value: object, what: str) -> ProfileError:
-        return ProfileError(f"{self.source}: {json_path(*where)}: {_shown(value)} is not {what}")
-
-    def obj(self, value: object, where: Where) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self.fail(where, value, "an object")
-        return value
-
-    def array(self, value: object, where: Where) -> list[Any]:
-        if not isinstance(value, list):
-            raise self.fail(where, value, "a list")
-        return value
-
-    def text(self, value: object, where: Where) -> str:
-        if not isinstance(value, str):
-            raise self.fail(where, value, "a string")
-        return value
-
-    def opt_text(self, value: object, where: Where) -> str | None:
-        return None if value is None else self.text(value, where)
-
-    def number(self, value: object, where: Where) -> float:
-        if not _is_number(value):
-            raise self.fail(where, value, "a number")
-        assert isinstance(value, int | float)
-        return value
-
-    def opt_number(self, value: object, where: Where) -> float | None:
-        return None if value is None else self.number(value, where)
-
-    def integer(self, value: object, where: Where) -> int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise self.fail(where, value, "an integer")
-        return value
-
-    def opt_integer(self, value: object, where: Where) -> int | None:
-        return None if value is None else self.integer(value, where)
-
-    def boolean(self, value: object, where: Where) -> bool:
-        if not isinstance(value, bool):
-            raise self.fail(where, value, "true or false")
-        return value
-
-    def param_value(self, value: object, where: Where) -> ParamValue:
-        if value is None or isinstance(value, bool | int | float | str):
-            return value
-        raise self.fail(where, value, "a parameter value (a number, string, boolean or null)")
-
-    def value(self, value: object, where: Where) -> Value:
-        if isinstance(value, bool | int | float | str):
-            return value
-        raise self.fail(where, value, "a value (a number, string or boolean)")
-
-    def each(self, value: object, where: Where, read: Callable[[Any, Where], T]) -> tuple[T, ...]:
-        return tuple(read(item, (*where, i)) for i, item in enumerate(self.array(value, where)))
-
-    def params(self, value: object, where: Where) -> dict[str, ParamValue]:
-        return {k: self.param_value(v, (*where, k)) for k, v in self.obj(value, where).items()}
-
-    def fixed(self, value: object, where: Where) -> dict[str, Value]:
-        return {k: self.value(v, (*where, k)) for k, v in self.obj(value, where).items()}
-
-    def env(self, value: object, where: Where) -> dict[str, str | None]:
-        return {k: self.opt_text(v, (*where, k)) for k, v in self.obj(value, where).items()}
-
-    def texts(self, value: object, where: Where) -> tuple[str, ...]:
-        return self.each(value, where, self.text)
-
-    def args(self, value: object, where: Where) -> tuple[Value, ...]:
-        return self.each(value, where, self.value)
-
-    # ------------------------------------------------------------ the document
 
     def profile(self, data: object, *, sha256: str) -> Profile:
         doc = self.obj(data, ())
@@ -187,7 +80,7 @@ class _Reader:
         else:
             if doc["format"] != PROFILE_FORMAT:
                 raise ProfileError(
-                    f"{self.source}: $.format: {_shown(doc['format'])} is not a profile "
+                    f"{self.source}: $.format: {shown(doc['format'])} is not a profile "
                     f"(expected {PROFILE_FORMAT!r})"
                 )
             version = self.integer(doc.get("version"), ("version",))
@@ -307,10 +200,10 @@ class _Reader:
         elif cases is None:  # a per-case best names its own case
             case_index = self.integer(m.get("case_index"), at("case_index"))
             fixed = self.fixed(m.get("fixed", {}), at("fixed"))
-            values = _batchlas_values(args, env, arg_spec, env_spec)
+            values = batchlas_values(args, env, arg_spec, env_spec)
             params = {k: v for k, v in values.items() if k not in fixed}
         else:
-            found = _recover_case(args, env, arg_spec, env_spec, cases)
+            found = recover_case(args, env, arg_spec, env_spec, cases)
             if found is None:
                 if median is None:
                     return None
@@ -445,35 +338,3 @@ class _Reader:
             ),
             combos_scored=self.opt_integer(c.get("combos_scored"), (*where, "combos_scored")),
         )
-
-
-def _batchlas_values(
-    args: Sequence[Value],
-    env: Mapping[str, str | None],
-    arg_spec: Sequence[str],
-    env_spec: Mapping[str, str],
-) -> dict[str, ParamValue]:
-    """Every named value of a BatchLAS invocation: its args by name, then its env parameters."""
-    values: dict[str, ParamValue] = {}
-    for name, arg in zip(arg_spec, args, strict=False):
-        values[name] = batchlas_scalar(arg)
-    for param, variable in env_spec.items():
-        if variable in env:
-            values[param] = batchlas_scalar(env[variable])
-    return values
-
-
-def _recover_case(
-    args: Sequence[Value],
-    env: Mapping[str, str | None],
-    arg_spec: Sequence[str],
-    env_spec: Mapping[str, str],
-    cases: Sequence[tuple[int, Mapping[str, Value]]],
-) -> tuple[int, Mapping[str, Value], dict[str, ParamValue]] | None:
-    """(case index, fixed, params) of a BatchLAS measurement: the case its args match."""
-    values = _batchlas_values(args, env, arg_spec, env_spec)
-    for index, fixed in cases:
-        if all(values.get(k) == v for k, v in fixed.items()):
-            params = {k: v for k, v in values.items() if k not in fixed}
-            return index, dict(fixed), params
-    return None
