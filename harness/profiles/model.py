@@ -85,9 +85,9 @@ class MeasurementRow:
     @property
     def rel_error(self) -> float | None:
         """Relative standard error of the value (stdev / sqrt(n) / value); None if unknown."""
-        if self.stdev is None or self.n is None or self.n < 2 or not self.median:
+        if self.stdev is None or self.n is None or self.n < 2:
             return None
-        if self.median <= 0:
+        if self.median is None or self.median <= 0:
             return None
         return self.stdev / math.sqrt(self.n) / self.median
 
