@@ -1,6 +1,7 @@
 """Progress of a sweep: done/total, ETA, failures so far, current bench and case.
 
-A live rich bar on a terminal, plain lines otherwise, nothing with ``--quiet``.
+A live rich bar on a terminal (with the ``[progress]`` extra), plain lines otherwise,
+nothing with ``--quiet``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,13 @@ import time
 from typing import TextIO
 
 from harness.measurement import Measurement
+
+
+def _have_rich() -> bool:
+    """Whether the optional ``rich`` package (extra ``[progress]``) is installed."""
+    import importlib.util
+
+    return importlib.util.find_spec("rich") is not None
 
 
 class Progress:
@@ -27,7 +35,7 @@ class Progress:
         self._last_line = 0.0
         self._bar: object | None = None
         self._task: object | None = None
-        if not quiet and self.stream.isatty():
+        if not quiet and self.stream.isatty() and _have_rich():
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
