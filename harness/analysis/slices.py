@@ -57,6 +57,7 @@ def value_key(value: object) -> tuple[str, object]:
 
 
 def excess_pct(value: float, best: float, direction: str) -> float:
+    """How far (percent) `value` is behind `best`."""
     return 100.0 * (ratio(value, best, direction) - 1.0)
 
 
@@ -95,6 +96,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 
 def kruskal_p(groups: Mapping[tuple[str, object], Sequence[float]]) -> float:
+    """The Kruskal-Wallis p-value of the groups (1.0 when they are all identical)."""
     from scipy.stats import kruskal
 
     with warnings.catch_warnings():
@@ -129,6 +131,7 @@ def inert_p(slices: Sequence[Mapping[tuple[str, object], SliceRow]]) -> float | 
 
 
 def verdict_of(spreads: Sequence[float], floor: float) -> VerdictName:
+    """dead, flat, keep or untested, from the slices' spreads and the noise floor."""
     if not spreads:
         return "untested"
     if max(spreads) <= floor:
@@ -156,6 +159,7 @@ def value_stats(
     failed: Mapping[tuple[str, object], ParamValue],
     case_index: Mapping[int, int],
 ) -> tuple[ValueStat, ...]:
+    """How each value of `param` fared against the cases' bests (wins, excess, never wins)."""
     best_in: dict[tuple[str, object], dict[int, float]] = defaultdict(dict)
     spelled: dict[tuple[str, object], ParamValue] = {}
     for row in rows:
@@ -195,6 +199,7 @@ def value_stats(
 
 
 def tuned_names(rows: Iterable[SliceRow]) -> list[str]:
+    """Names of the tuned parameters, in the rows' order."""
     names: dict[str, None] = {}
     for row in rows:
         names.update(dict.fromkeys(row.values))

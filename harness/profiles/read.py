@@ -72,6 +72,7 @@ class _Reader(FieldReader):
     # ------------------------------------------------------------ typed fields
 
     def profile(self, data: object, *, sha256: str) -> Profile:
+        """The whole document, dispatched on its version."""
         doc = self.obj(data, ())
         if "format" not in doc:
             if not isinstance(doc.get("results"), list):
@@ -102,6 +103,7 @@ class _Reader(FieldReader):
         )
 
     def meta(self, value: object, where: Where) -> ProfileMeta:
+        """The meta block (names it does not know kept as data)."""
         raw = dict(self.obj(value, where))
         named = {}
         for key in ("backend", "dtype", "build_dir", "hostname", "platform", "generated_at"):
@@ -114,6 +116,7 @@ class _Reader(FieldReader):
         )
 
     def provenance(self, value: object, where: Where) -> ProfileProvenance:
+        """The provenance block."""
         raw = dict(self.obj(value, where))
         exes = raw.pop("executables", None)
         return ProfileProvenance(
@@ -129,6 +132,7 @@ class _Reader(FieldReader):
         )
 
     def result(self, value: object, where: Where, version: int) -> BenchResult:
+        """One bench's entry; BatchLAS rows recover their cases from per_case_best."""
         r = self.obj(value, where)
 
         def at(key: str) -> Where:
@@ -255,6 +259,7 @@ class _Reader(FieldReader):
         return row
 
     def top(self, value: object, where: Where) -> TopEntry:
+        """A leaderboard entry."""
         t = self.obj(value, where)
         return TopEntry(
             params=self.params(t.get("params", {}), (*where, "params")),
@@ -263,6 +268,7 @@ class _Reader(FieldReader):
         )
 
     def top_case(self, value: object, where: Where) -> TopCase:
+        """One case of a leaderboard entry."""
         c = self.obj(value, where)
         return TopCase(
             case_index=self.integer(c.get("case_index"), (*where, "case_index")),
@@ -273,6 +279,7 @@ class _Reader(FieldReader):
         )
 
     def phase(self, value: object, where: Where) -> PreTunePhaseResult:
+        """A pre_tune phase's summary and table."""
         p = self.obj(value, where)
 
         def at(key: str) -> Where:
@@ -297,6 +304,7 @@ class _Reader(FieldReader):
         )
 
     def table_row(self, value: object, where: Where) -> PhaseTableRow:
+        """One combo of a phase's table."""
         t = self.obj(value, where)
         stdevs, counts = t.get("stdevs"), t.get("n")
         return PhaseTableRow(
@@ -310,6 +318,7 @@ class _Reader(FieldReader):
         )
 
     def failure(self, value: object, where: Where) -> Failure:
+        """A failed attempt."""
         f = self.obj(value, where)
 
         def at(key: str) -> Where:
@@ -328,6 +337,7 @@ class _Reader(FieldReader):
         )
 
     def coverage(self, value: object, where: Where) -> Coverage:
+        """The coverage block."""
         c = self.obj(value, where)
         return Coverage(
             complete=self.boolean(c.get("complete", False), (*where, "complete")),
