@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from harness.errors import ProfileError, json_path
@@ -216,30 +217,23 @@ class _Reader(FieldReader):
                     "per_case_best; the profile is incomplete, re-run the sweep"
                 )
             case_index, fixed, params = found
-        if version == 0:
-            # BatchLAS measured once per configuration: the value is the median of one sample.
-            return MeasurementRow(
-                case_index=case_index,
-                fixed=fixed,
-                params=params,
-                args=args,
-                env=env,
-                samples=() if median is None else (median,),
-                spread=self.opt_number(m.get("spread"), at("spread")),
-                median=median,
-                mean=median,
-                stdev=None if median is None else 0.0,
-                n=None if median is None else 1,
-            )
-        return MeasurementRow(
+        row = MeasurementRow(
             case_index=case_index,
             fixed=fixed,
             params=params,
             args=args,
             env=env,
-            samples=self.each(m.get("samples") or [], at("samples"), self.number),
             spread=self.opt_number(m.get("spread"), at("spread")),
             median=median,
+        )
+        if version == 0:
+            # BatchLAS measured once per configuration: the value is the median of one sample.
+            if median is None:
+                return row
+            return replace(row, samples=(median,), mean=median, stdev=0.0, n=1)
+        return replace(
+            row,
+            samples=self.each(m.get("samples") or [], at("samples"), self.number),
             mean=self.opt_number(m.get("mean"), at("mean")),
             stdev=self.opt_number(m.get("stdev"), at("stdev")),
             n=self.opt_integer(m.get("n"), at("n")),
