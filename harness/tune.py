@@ -1,6 +1,6 @@
 """``python harness/tune.py --space F ...`` (BatchLAS's usage): ``benchspace tune``.
 
-The sweep itself is harness/sweep.py; the command is harness/cli/tune.py.
+The sweep itself is harness/sweep/run.py; the command is harness/cli/tune.py.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from harness.profiles.model import Profile
 from harness.progress import Progress
 from harness.provenance import gpu_info
 from harness.space import Bench, Case, Space, load_space
-from harness.sweep import TuneOptions, tune
+from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 

@@ -50,7 +50,7 @@ from harness.profiles.write import write_profile
 from harness.progress import Progress
 from harness.space import Bench, Space, bench_invocations
 from harness.store import Store
-from harness.sweep_cache import Sweep, batching_of
+from harness.sweep.cache import Sweep, batching_of
 
 
 @dataclass(frozen=True, kw_only=True)
