@@ -79,8 +79,8 @@ def _header_check() -> HeaderCheck:
 
 def _sampler(hardware: str) -> Sampler:
     # Sampling a kernel catalogue needs the study's static features (evaluation/).
-    from evaluation.hardware import load_hardware
-    from evaluation.sampling import sample_grid
+    from evaluation.cutlass.hardware import load_hardware
+    from evaluation.selector.sampling import sample_grid
 
     hw = load_hardware(hardware)
 
