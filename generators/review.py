@@ -17,21 +17,20 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from generators.cxx import CxxType, env_text, literal, normalise
 from generators.header_model import (
     Origin,
     constant_type,
-    deciding_source,
     pre_tune_cases,
     pre_tuned,
 )
 from generators.header_parse import ParsedHeader
 from generators.value_cells import ValueCell, value_cells
+from harness.cxx_types import CxxType, env_text, literal, normalise
 from harness.errors import HeaderError
-from harness.measurement import Value
 from harness.profiles.model import Profile
 from harness.profiles.scoring import geomean
-from harness.space import Case, HeaderConstant, HeaderSource, Space
+from harness.space import Case, HeaderConstant, HeaderSource, Space, deciding_source
+from harness.values import Value
 
 FLAGS: dict[str, str] = {
     "incumbent-not-measured": "incumbent not measured",

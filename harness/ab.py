@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
 from harness.abstats import (
     MIN_PAIRS,
@@ -45,8 +45,6 @@ from harness.space import Bench, Case
 
 Env = Mapping[str, str | None]
 Stop = Literal["decided", "rounds", "time"]
-AB_FORMAT = "benchspace-ab"
-AB_VERSION = 1
 
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
@@ -221,7 +219,7 @@ class ABResult:
     warnings: tuple[str, ...] = ()
 
 
-Progress = Callable[[int, int, Comparison | None], None]
+PairProgress = Callable[[int, int, Comparison | None], None]
 """Called after every pair with (pairs done, most pairs, the comparison if it looked)."""
 
 
@@ -261,7 +259,7 @@ def run_ab(
     run: Callable[[Invocation], Measurement] = run_invocation,
     record: Callable[[Measurement], None] | None = None,
     clock: Callable[[], float] = time.monotonic,
-    progress: Progress | None = None,
+    progress: PairProgress | None = None,
 ) -> ABResult:
     """Run interleaved pairs until the verdict is decided or the budget is spent."""
     check_options(options)
@@ -350,60 +348,3 @@ def run_ab(
         seed=options.seed,
         warnings=tuple(warnings),
     )
-
-
-# ---------------------------------------------------------------- reporting
-
-
-def comparison_record(c: Comparison) -> dict[str, Any]:
-    """The figures of a comparison as JSON-ready data."""
-    return {
-        "pairs": c.n_pairs,
-        "median_a": c.median_a,
-        "median_b": c.median_b,
-        "ratio": c.ratio,
-        "ci": [c.ci_low, c.ci_high],
-        "confidence": c.confidence,
-        "decision_interval": [c.decision_low, c.decision_high],
-        "decision_confidence": c.decision_confidence,
-        "p_value": c.p_value,
-        "cv_a": c.cv_a,
-        "cv_b": c.cv_b,
-        "margin_pct": c.margin_pct,
-        "verdict": c.verdict,
-    }
-
-
-def _side_record(side: Side) -> dict[str, Any]:
-    inv = side.invocation
-    return {
-        "exe": inv.exe,
-        "exe_sha256": inv.exe_sha256,
-        "argv": list(inv.argv),
-        "overrides": dict(side.overrides),
-        "env": dict(inv.env),
-    }
-
-
-def ab_record(result: ABResult) -> dict[str, Any]:
-    """The whole A/B as a versioned JSON document."""
-    inv = result.a.invocation
-    return {
-        "format": AB_FORMAT,
-        "version": AB_VERSION,
-        "bench": inv.bench,
-        "case_index": inv.case_index,
-        "metric": inv.metric,
-        "row": inv.row,
-        "direction": result.direction,
-        "a": _side_record(result.a),
-        "b": _side_record(result.b),
-        **comparison_record(result.comparison),
-        "samples": {"a": list(result.samples_a), "b": list(result.samples_b)},
-        "orders": list(result.orders),
-        "looks": list(result.looks),
-        "stop": result.stop,
-        "seed": result.seed,
-        "elapsed_s": round(result.elapsed_s, 3),
-        "warnings": list(result.warnings),
-    }

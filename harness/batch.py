@@ -19,7 +19,7 @@ from harness.invoke import Invocation
 from harness.measurement import Measurement, Status
 from harness.process import run_process
 from harness.readers import Row, metric_of, read_output
-from harness.space import render_value
+from harness.values import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
 ROW_STATUS_FIELD = "status"

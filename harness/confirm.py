@@ -20,23 +20,24 @@ from harness.ab import (
     ABResult,
     Side,
     case_invocation,
-    comparison_record,
     exe_invocation,
     run_ab,
     with_side,
 )
+from harness.ab_format import comparison_record
 from harness.errors import BenchspaceError, HeaderError, json_path
 from harness.invoke import Invocation, RunOptions
-from harness.measurement import Measurement, Value
+from harness.measurement import Measurement
 from harness.review_doc import review_changes
 from harness.space import Bench, Consumer, Space
+from harness.values import Value
 
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", "skipped")
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReviewedChange:
+class ProposedChange:
     """What confirm needs of one review change; `entry` is the change as the review wrote it."""
 
     index: int
@@ -78,7 +79,7 @@ def _field(entry: Mapping[str, Any], key: str, kind: type, where: str, optional:
     return value
 
 
-def parse_changes(document: Mapping[str, Any], source: str) -> list[ReviewedChange]:
+def parse_changes(document: Mapping[str, Any], source: str) -> list[ProposedChange]:
     """The changes of a review document (format ``benchspace-review``, version 1)."""
     entries = review_changes(document, source)
     changes = []
@@ -87,7 +88,7 @@ def parse_changes(document: Mapping[str, Any], source: str) -> list[ReviewedChan
         if not isinstance(entry, dict):
             raise HeaderError(f"{where}: {entry!r} is not an object; regenerate the review")
         changes.append(
-            ReviewedChange(
+            ProposedChange(
                 index=i,
                 name=_field(entry, "name", str, where, False),
                 constant=_field(entry, "constant", str, where, False),
@@ -138,7 +139,7 @@ def feeding_benches(space: Space, constant: str) -> list[str]:
     )
 
 
-def plan_targets(space: Space, change: ReviewedChange) -> tuple[list[Target], list[str]]:
+def plan_targets(space: Space, change: ProposedChange) -> tuple[list[Target], list[str]]:
     """Where to A/B `change` (pure), and notes on declared consumers it cannot use.
 
     A consumer declared twice (by two feeding benches, or with a case listed twice) runs once.
@@ -212,10 +213,10 @@ class Run:
 
 
 @dataclass(frozen=True, kw_only=True)
-class ConfirmedChange:
+class ChangeVerdict:
     """A change with its runs and what they decided."""
 
-    change: ReviewedChange
+    change: ProposedChange
     runs: tuple[Run, ...]
     notes: tuple[str, ...]
     status: Status
@@ -228,7 +229,7 @@ class ConfirmedChange:
 
 
 def judge(
-    change: ReviewedChange, runs: Sequence[Run], *, accept_unconfirmed: bool
+    change: ProposedChange, runs: Sequence[Run], *, accept_unconfirmed: bool
 ) -> tuple[Status, str]:
     """The status of a change from its runs: any consumer slower rejects it."""
     failed = [r for r in runs if r.result is None]
@@ -253,7 +254,7 @@ def judge(
     return "accepted", f"no consumer slower ({faster} of {len(runs)} faster{caveat})"
 
 
-def sides(change: ReviewedChange, base: Invocation) -> tuple[Side, Side]:
+def sides(change: ProposedChange, base: Invocation) -> tuple[Side, Side]:
     """A sets the incumbent through the override (unsets it when unknown), B the candidate."""
     env_a = {change.env: change.env_old}
     env_b = {change.env: change.env_new}
@@ -262,25 +263,25 @@ def sides(change: ReviewedChange, base: Invocation) -> tuple[Side, Side]:
     return a, b
 
 
-Report = Callable[[ReviewedChange, Target, ABResult | None], None]
+Report = Callable[[ProposedChange, Target, ABResult | None], None]
 
 
 def confirm_changes(
     space: Space,
-    changes: Sequence[ReviewedChange],
+    changes: Sequence[ProposedChange],
     *,
     options: RunOptions,
     ab: ABOptions,
     accept_unconfirmed: bool = False,
     record: Callable[[Measurement], None] | None = None,
     report: Report | None = None,
-) -> list[ConfirmedChange]:
+) -> list[ChangeVerdict]:
     """A/B every change at its targets (changes a review marked rejected are skipped)."""
     outcomes = []
     for change in changes:
         if change.entry.get("accepted", True) is False:
             outcomes.append(
-                ConfirmedChange(
+                ChangeVerdict(
                     change=change,
                     runs=(),
                     notes=(),
@@ -306,14 +307,14 @@ def confirm_changes(
                 report(change, target, result)
         status, reason = judge(change, runs, accept_unconfirmed=accept_unconfirmed)
         outcomes.append(
-            ConfirmedChange(
+            ChangeVerdict(
                 change=change, runs=tuple(runs), notes=tuple(notes), status=status, reason=reason
             )
         )
     return outcomes
 
 
-def exit_code(outcomes: Sequence[ConfirmedChange]) -> int:
+def exit_code(outcomes: Sequence[ChangeVerdict]) -> int:
     """1 when a change makes a consumer slower or could not be measured, else 0."""
     return 1 if any(o.status in ("rejected", "error") for o in outcomes) else 0
 
@@ -348,7 +349,7 @@ def run_record(run: Run) -> dict[str, Any]:
 
 
 def confirm_document(
-    review: Mapping[str, Any], outcomes: Sequence[ConfirmedChange], settings: Mapping[str, Any]
+    review: Mapping[str, Any], outcomes: Sequence[ChangeVerdict], settings: Mapping[str, Any]
 ) -> dict[str, Any]:
     """The review document with ``accepted`` and the verdict fields of every change set."""
     by_index = {o.change.index: o for o in outcomes}

@@ -7,8 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Value = int | float | str | bool
-"""A parameter value as a space file may write it."""
+from harness.values import Value as Value  # re-exported: many readers name it here
 
 Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing"]
 STATUSES: tuple[Status, ...] = ("ok", "failed", "crashed", "timeout", "parse_error", "missing")

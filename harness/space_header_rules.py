@@ -2,38 +2,10 @@
 
 from __future__ import annotations
 
+from harness.cxx_types import INT_RANGES, value_fits
 from harness.errors import json_path
-from harness.measurement import Value
 from harness.space import Bench, HeaderSpec, Space
 from harness.space_schema import did_you_mean, show
-
-INT_RANGES: dict[str, tuple[int, int]] = {
-    "int8_t": (-(2**7), 2**7 - 1),
-    "int16_t": (-(2**15), 2**15 - 1),
-    "int32_t": (-(2**31), 2**31 - 1),
-    "int64_t": (-(2**63), 2**63 - 1),
-    "uint8_t": (0, 2**8 - 1),
-    "uint16_t": (0, 2**16 - 1),
-    "uint32_t": (0, 2**32 - 1),
-    "uint64_t": (0, 2**64 - 1),
-    "int": (-(2**31), 2**31 - 1),
-    "unsigned": (0, 2**32 - 1),
-    "size_t": (0, 2**64 - 1),
-}
-
-
-def value_fits(ctype: str, value: Value, enum_values: tuple[str, ...] | None) -> bool:
-    """Whether `value` can be written as a constant of C++ type `ctype`."""
-    if ctype in INT_RANGES:
-        low, high = INT_RANGES[ctype]
-        return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
-    if ctype in ("float", "double"):
-        return isinstance(value, int | float) and not isinstance(value, bool)
-    if ctype == "bool":
-        return isinstance(value, bool) or (isinstance(value, int) and value in (0, 1))
-    if ctype == "enum":
-        return isinstance(value, str) and value in (enum_values or ())
-    return False
 
 
 def header_problems(header: HeaderSpec, space: Space) -> list[str]:

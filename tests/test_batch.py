@@ -11,7 +11,7 @@ import pytest
 from harness.batch import execute_batch, make_batches
 from harness.invoke import Invocation, RunOptions, build_invocation
 from harness.plan import plan_main
-from harness.space import parse_space
+from harness.space_load import parse_space
 
 
 def _members(

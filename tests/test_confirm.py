@@ -23,7 +23,8 @@ from harness.confirm import (
 )
 from harness.errors import HeaderError
 from harness.invoke import Invocation
-from harness.space import Consumer, Space, load_space
+from harness.space import Consumer, Space
+from harness.space_load import load_space
 
 FAKE_AB = Path(__file__).parent / "fakes" / "fake_ab.py"
 

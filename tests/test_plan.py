@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
-from harness.space import bench_invocations, load_space
+from harness.space import bench_invocations
+from harness.space_load import load_space
 
 FIXTURES = Path(__file__).parent / "data" / "spaces"
 

@@ -18,12 +18,11 @@ from harness.space import (
     bench_invocations,
     count_invocations,
     count_with_repeats,
-    load_space,
-    parse_space,
-    render_value,
     union_values,
 )
+from harness.space_load import load_space, parse_space
 from harness.space_schema import space_schema
+from harness.values import render_value
 
 SPACES = Path(__file__).parent / "data" / "spaces"
 

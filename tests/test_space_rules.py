@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from harness.cxx_types import value_fits
 from harness.errors import SpaceError
-from harness.space import load_space
-from harness.space_header_rules import value_fits
+from harness.space_load import load_space
 
 INVALID = Path(__file__).parent / "data" / "spaces" / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.json"))

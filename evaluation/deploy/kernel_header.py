@@ -13,7 +13,7 @@ ends at twice its lower edge), rounded to a multiple of 32. Nothing is measured 
 header says which selector chose it.
 
 Rendering goes through the generators' strict Jinja environment and identifier checks
-(:mod:`generators.render`, :mod:`generators.cxx`); the template only loops and substitutes.
+(:mod:`generators.render`, :mod:`harness.cxx_types`); the template only loops and substitutes.
 """
 
 from __future__ import annotations
@@ -29,9 +29,9 @@ import jinja2
 from evaluation.cutlass.driver_csv import RASTERS
 from evaluation.deploy.select import rank_shapes
 from evaluation.selector.model_file import DeployedSelector
-from generators.cxx import check_env_name, check_identifier, check_namespace
 from generators.render import comment_text, environment
 from harness import __version__
+from harness.cxx_types import check_env_name, check_identifier, check_namespace
 from harness.errors import HeaderError
 from harness.space import Space
 

@@ -28,7 +28,8 @@ from harness.analysis.slices import value_key
 from harness.errors import SpaceError
 from harness.measurement import Value
 from harness.plan import ParamValue, count_invocations
-from harness.space import Bench, HeaderSpec, Space, parse_space
+from harness.space import Bench, Space, bucket_of
+from harness.space_load import parse_space
 
 Incumbents = Mapping[tuple[str, str], Mapping[int, Value]]
 """(bench, param) -> case index -> the header's value for that case's bucket."""
@@ -70,14 +71,6 @@ class Pruned:
     trims: tuple[Trim, ...]
     notes: tuple[str, ...]
     """The lines added to the top-level ``_comment``."""
-
-
-def bucket_of(header: HeaderSpec, key: float) -> str:
-    """The bucket a bucket-key value falls in (edges are inclusive upper bounds)."""
-    for name, edge in header.buckets:
-        if edge is None or key <= edge:
-            return name
-    return header.buckets[-1][0]
 
 
 def incumbents(

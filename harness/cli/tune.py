@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +16,8 @@ from harness.probe import probe_bench
 from harness.profiles.model import Profile
 from harness.progress import Progress
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space, load_space
+from harness.space import Bench, Case, Space
+from harness.space_load import load_space
 from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
@@ -72,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _header_check() -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
-    from generators.rules import check_space_header
+    from generators.session import check_space_header
 
     return check_space_header
 
@@ -118,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         min_time_ms=args.min_time,
         min_iters=args.min_iters,
         max_iters=args.max_iters,
-        host=__import__("platform").node(),
+        host=platform.node(),
         device=gpu or "cpu",
     )
     unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]
@@ -131,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
     if args.include_incumbent and space.header is not None:
-        from generators.rules import space_with_incumbents
+        from generators.session import space_with_incumbents
 
         space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"

@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from harness.errors import SpaceError
-from harness.space import case_count, count_invocations, count_with_repeats, load_space
+from harness.space import case_count, count_invocations, count_with_repeats
+from harness.space_load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators.generate_tuning_header import generate_header
+from generators.generate import generate_header
 from generators.header_io import write_header
 from generators.render import Provenance
 from harness import __version__
 from harness.profiles.read import load_profile
-from harness.space import load_space
+from harness.space_load import load_space
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"

@@ -15,11 +15,12 @@ import pytest
 from header_goldens import GOLDENS, render_golden
 from header_helpers import GOLDEN, ROOT, compile_cxx
 
-from generators.generate_tuning_header import generate_header
+from generators.generate import generate_header
 from generators.render import Provenance
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
-from harness.space import Space, load_space
+from harness.space import Space
+from harness.space_load import load_space
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))

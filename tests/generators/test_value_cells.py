@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from header_helpers import PROFILES, profile_of
 
-from generators.cxx import cxx_type, normalise
 from generators.value_cells import value_cells
+from harness.cxx_types import cxx_type, normalise
 from harness.errors import ProfileError
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile, parse_profile

@@ -30,7 +30,8 @@ from harness.profiles.model import (
 from harness.profiles.results import bench_result, build_profile
 from harness.profiles.scoring import better
 from harness.profiles.write import profile_data, result_data
-from harness.space import Bench, Case, Space, load_space
+from harness.space import Bench, Case, Space
+from harness.space_load import load_space
 
 ROOT = Path(__file__).resolve().parents[3]
 SPACES = ROOT / "tests" / "generators" / "spaces"

@@ -1,22 +1,34 @@
-"""C++ vocabulary of generated headers: constant types, identifiers and literals.
+"""C++ vocabulary of tuning headers: constant types, their ranges, identifiers and literals.
 
-Every identifier and literal that reaches a template is checked or produced here, so a template
-only substitutes text that is already valid C++.
+The space validator asks here whether a value fits a constant's type; the generators ask here
+for every identifier and literal that reaches a template, so a template only substitutes text
+that is already valid C++.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
-from harness.measurement import Value
-from harness.space_header_rules import INT_RANGES
+from harness.values import Value, order_key
 
 Kind = Literal["int", "bool", "enum", "real"]
 
-# INT_RANGES (type -> (min, max)) is the space validator's table: one source of truth.
+INT_RANGES: dict[str, tuple[int, int]] = {
+    "int8_t": (-(2**7), 2**7 - 1),
+    "int16_t": (-(2**15), 2**15 - 1),
+    "int32_t": (-(2**31), 2**31 - 1),
+    "int64_t": (-(2**63), 2**63 - 1),
+    "uint8_t": (0, 2**8 - 1),
+    "uint16_t": (0, 2**16 - 1),
+    "uint32_t": (0, 2**32 - 1),
+    "uint64_t": (0, 2**64 - 1),
+    "int": (-(2**31), 2**31 - 1),
+    "unsigned": (0, 2**32 - 1),
+    "size_t": (0, 2**64 - 1),
+}
 REAL_RANGES: dict[str, float] = {"float": 3.4028234663852886e38, "double": 1.7976931348623157e308}
 LLONG_MIN, LLONG_MAX = -(2**63), 2**63 - 1
 
@@ -77,13 +89,30 @@ class CxxType:
     """The value range (and the range an env override must fall in)."""
     enumerators: tuple[str, ...] = ()
 
-    def sort_key(self, value: Value) -> tuple[float, str]:
+    def sort_key(self, value: Value) -> tuple[int, float, str]:
         """Order for "the smaller value wins a tie": numbers, false < true, enumerator order."""
         if self.kind == "enum":
-            return (float(self.enumerators.index(str(value))), "")
-        if isinstance(value, str):
-            return (0.0, value)
-        return (float(value), "")
+            return (0, float(self.enumerators.index(str(value))), "")
+        return order_key(value)
+
+
+def _declared_type(type_name: str, enum_values: tuple[str, ...] | None) -> CxxType | None:
+    """The type over its whole range, identifiers unchecked; None for an unknown type name."""
+    enumerators = tuple(enum_values or ())
+    if type_name in INT_RANGES:
+        low, high = INT_RANGES[type_name]
+        spelling = "std::size_t" if type_name == "size_t" else type_name
+        return CxxType(kind="int", spelling=spelling, low=low, high=high)
+    if type_name in REAL_RANGES:
+        edge = REAL_RANGES[type_name]
+        return CxxType(kind="real", spelling=type_name, low=-edge, high=edge)
+    if type_name == "bool":
+        return CxxType(kind="bool", spelling="bool", low=0, high=1)
+    if type_name == "enum":
+        return CxxType(
+            kind="enum", spelling="enum", low=0, high=len(enumerators) - 1, enumerators=enumerators
+        )
+    return None
 
 
 def cxx_type(
@@ -96,62 +125,50 @@ def cxx_type(
 
     `bounds` narrows the range an override may take (a constant's optional ``min``/``max``).
     """
-    low: int | float
-    high: int | float
-    if type_name in INT_RANGES:
-        kind: Kind = "int"
-        low, high = INT_RANGES[type_name]
-        spelling = "std::size_t" if type_name == "size_t" else type_name
-    elif type_name in REAL_RANGES:
-        kind, spelling = "real", type_name
-        low, high = -REAL_RANGES[type_name], REAL_RANGES[type_name]
-    elif type_name == "bool":
-        kind, spelling, low, high = "bool", "bool", 0, 1
-    elif type_name == "enum":
+    declared = _declared_type(type_name, enum_values)
+    if declared is None:
+        raise ValueError(
+            f"type {type_name!r} is not supported; use an integer type, bool, float, double or enum"
+        )
+    if declared.kind == "enum":
         if not enum_values:
             raise ValueError(f'enum constant {name} has no "values"; list its enumerators')
         for enumerator in enum_values:
             check_identifier(enumerator, "enumerator")
-        kind, spelling = "enum", check_identifier(enum_type_name(name), "enum type")
-        low, high = 0, len(enum_values) - 1
-    else:
-        raise ValueError(
-            f"type {type_name!r} is not supported; use an integer type, bool, float, double or enum"
-        )
-    if bounds[0] is not None and kind in ("int", "real"):
+        return replace(declared, spelling=check_identifier(enum_type_name(name), "enum type"))
+    low, high = declared.low, declared.high
+    if bounds[0] is not None and declared.kind in ("int", "real"):
         low = max(low, bounds[0])
-    if bounds[1] is not None and kind in ("int", "real"):
+    if bounds[1] is not None and declared.kind in ("int", "real"):
         high = min(high, bounds[1])
-    return CxxType(
-        kind=kind, spelling=spelling, low=low, high=high, enumerators=tuple(enum_values or ())
-    )
+    return replace(declared, low=low, high=high)
+
+
+def fits(ctype: CxxType, value: object) -> bool:
+    """Whether `value` can be written as a constant of `ctype` (booleans also as 0 and 1)."""
+    if ctype.kind == "bool":
+        return isinstance(value, bool) or (isinstance(value, int) and value in (0, 1))
+    if ctype.kind == "enum":
+        return isinstance(value, str) and value in ctype.enumerators
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    if ctype.kind == "int" and not isinstance(value, int):
+        return False
+    return math.isfinite(value) and ctype.low <= value <= ctype.high
+
+
+def value_fits(type_name: str, value: object, enum_values: tuple[str, ...] | None) -> bool:
+    """Whether `value` fits a constant declared with `type_name` (the type's whole range)."""
+    declared = _declared_type(type_name, enum_values)
+    return declared is not None and fits(declared, value)
 
 
 def normalise(ctype: CxxType, value: object) -> Value:
     """`value` as a value of `ctype` (0/1 become booleans); raise ValueError if it does not fit."""
-    if ctype.kind == "bool":
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, int) and value in (0, 1):
-            return bool(value)
-    elif ctype.kind == "enum":
-        if isinstance(value, str) and value in ctype.enumerators:
-            return value
-    elif ctype.kind == "int":
-        if (
-            isinstance(value, int)
-            and not isinstance(value, bool)
-            and ctype.low <= value <= ctype.high
-        ):
-            return value
-    elif (
-        isinstance(value, int | float)
-        and not isinstance(value, bool)
-        and math.isfinite(value)
-        and ctype.low <= value <= ctype.high
-    ):
-        return value
-    raise ValueError(f"{value!r} does not fit {ctype.spelling}; {fit_hint(ctype)}")
+    if not fits(ctype, value):
+        raise ValueError(f"{value!r} does not fit {ctype.spelling}; {fit_hint(ctype)}")
+    assert isinstance(value, int | float | str)
+    return bool(value) if ctype.kind == "bool" else value
 
 
 def fit_hint(ctype: CxxType) -> str:
