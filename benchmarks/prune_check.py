@@ -39,13 +39,13 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from harness.analysis.sensitivity import analyse_profile  # noqa: E402
-from harness.analysis.slices import value_key  # noqa: E402
 from harness.cli import main as benchspace  # noqa: E402
 from harness.plan import count_invocations  # noqa: E402
 from harness.profiles.model import BenchResult, MeasurementRow, Profile  # noqa: E402
 from harness.profiles.read import load_profile  # noqa: E402
 from harness.profiles.scoring import ratio  # noqa: E402
 from harness.space_load import load_space  # noqa: E402
+from harness.values import same_key  # noqa: E402
 
 
 def _resolved(entry: MeasurementRow, names: list[str]) -> dict[str, Any]:
@@ -54,7 +54,7 @@ def _resolved(entry: MeasurementRow, names: list[str]) -> dict[str, Any]:
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return a.keys() == b.keys() and all(value_key(a[k]) == value_key(b[k]) for k in a)
+    return a.keys() == b.keys() and all(same_key(a[k]) == same_key(b[k]) for k in a)
 
 
 def _lookup(result: BenchResult | None, case: int, want: Mapping[str, Any]) -> float | None:
@@ -73,7 +73,7 @@ def _phase_score(
             continue
         for row in phase.table or ():
             if row.score is not None and all(
-                value_key(row.params.get(n)) == value_key(win[n]) for n in names
+                same_key(row.params.get(n)) == same_key(win[n]) for n in names
             ):
                 return float(row.score)
     return None
@@ -100,7 +100,7 @@ def _verdict(
     if _same(full_win, pruned_win):
         return "equal", "equal"
     pre_tuned = set(full_run.pre_tuned)
-    differ = {k for k in names if value_key(full_win[k]) != value_key(pruned_win[k])}
+    differ = {k for k in names if same_key(full_win[k]) != same_key(pruned_win[k])}
     case, direction = mine.case_index, full_run.direction
     # How much worse the pruned winner is than the full winner, as each run measured them
     # (the full run: >= 0; the pruned run: <= 0); their mean pools both runs' samples, so one

@@ -14,6 +14,7 @@ from harness.analysis.sensitivity_report import ValueStat, VerdictName
 from harness.plan import ParamValue
 from harness.profiles.model import BenchResult
 from harness.profiles.scoring import better, ratio
+from harness.values import same_key
 
 INERT_ALPHA = 0.05
 _MISSING = ("missing", None)
@@ -45,17 +46,6 @@ def slice_rows(result: BenchResult) -> list[SliceRow]:
     ]
 
 
-def value_key(value: object) -> tuple[str, object]:
-    """A hashable key that keeps 1, 1.0 together and 1, True apart (as the space does)."""
-    if value is None:
-        return ("null", None)
-    if isinstance(value, bool):
-        return ("bool", value)
-    if isinstance(value, int | float):
-        return ("number", value)
-    return ("string", value)
-
-
 def excess_pct(value: float, best: float, direction: str) -> float:
     """How far (percent) `value` is behind `best`."""
     return 100.0 * (ratio(value, best, direction) - 1.0)
@@ -77,9 +67,9 @@ def param_slices(
             continue
         key = (
             row.case,
-            *(value_key(row.values[o]) if o in row.values else _MISSING for o in others),
+            *(same_key(row.values[o]) if o in row.values else _MISSING for o in others),
         )
-        vkey = value_key(row.values[param])
+        vkey = same_key(row.values[param])
         current = groups[key].get(vkey)
         if current is None or better(row.value, current.value, direction):
             groups[key][vkey] = row
@@ -146,7 +136,7 @@ def attempted(result: BenchResult, param: str) -> dict[tuple[str, object], Param
     found: dict[tuple[str, object], ParamValue] = {}
     for failure in result.failures:
         if param in failure.params:
-            found.setdefault(value_key(failure.params[param]), failure.params[param])
+            found.setdefault(same_key(failure.params[param]), failure.params[param])
     return found
 
 
@@ -165,7 +155,7 @@ def value_stats(
     for row in rows:
         if param not in row.values:
             continue
-        vkey = value_key(row.values[param])
+        vkey: tuple[str, object] = same_key(row.values[param])
         spelled.setdefault(vkey, row.values[param])
         current = best_in[vkey].get(row.case)
         if current is None or better(row.value, current, direction):
@@ -178,7 +168,7 @@ def value_stats(
             sorted(
                 case_index[case]
                 for case, row in winners.items()
-                if param in row.values and value_key(row.values[param]) == vkey
+                if param in row.values and same_key(row.values[param]) == vkey
             )
         )
         excess = {

@@ -7,27 +7,16 @@ text: its values are parsed here (and nowhere else), and its case is the one of
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
-from harness.measurement import Value
-from harness.plan import ParamValue
+from harness.values import ParamValue, Value, parse_value
 
 
 def batchlas_scalar(text: object) -> ParamValue:
-    """A BatchLAS argument or env value: an integer or a number where it parses as one."""
+    """A BatchLAS argument or env value: an integer, else a number, else text."""
     if text is None or isinstance(text, bool | int | float):
         return text
-    word = str(text)
-    try:
-        return int(word)
-    except ValueError:
-        pass
-    try:
-        number = float(word)
-    except ValueError:
-        return word
-    return number if math.isfinite(number) else word
+    return parse_value(str(text))
 
 
 def batchlas_values(
