@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generators.header_model import HeaderModel, Holds, Incumbents, apply_holds, choose_header
-from generators.profile_view import ProfileView
 from generators.render import Provenance, render_header
 from generators.rules import check_header_rules, incumbent_problems
 from harness.errors import HeaderError
+from harness.profiles.model import Profile
 from harness.space import Space
 
 
@@ -26,7 +26,7 @@ class GeneratedHeader:
 
 def generate_header(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     *,
     incumbents: Incumbents,
     provenance: Provenance,

@@ -16,10 +16,11 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from generators.header_parse import ParsedHeader
-from generators.profile_view import BenchResult, ProfileView, case_best, value_cells
+from generators.value_cells import case_best, value_cells
 from harness.cxx_types import CxxType, cxx_type, normalise
 from harness.errors import HeaderError, json_path
-from harness.profile import geomean, ratio
+from harness.profiles.model import BenchResult, Profile
+from harness.profiles.scoring import geomean, ratio
 from harness.space import (
     Case,
     HeaderConstant,
@@ -232,7 +233,7 @@ def _fallback(space: Space, index: int, ctype: CxxType, bucket_index: int) -> Va
         raise HeaderError(f"{space.path}: {where}: {exc}") from None
 
 
-def choose_header(space: Space, profile: ProfileView, incumbents: Incumbents) -> HeaderModel:
+def choose_header(space: Space, profile: Profile, incumbents: Incumbents) -> HeaderModel:
     """Choose every constant's value in every bucket; raise HeaderError when one cannot be."""
     spec = space.header
     if spec is None:

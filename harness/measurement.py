@@ -56,7 +56,7 @@ class Measurement:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Summary:
+class RepeatSummary:
     """Spread of the repeated samples of one configuration."""
 
     median: float
@@ -65,7 +65,7 @@ class Summary:
     n: int
 
     @classmethod
-    def of(cls, samples: list[float]) -> Summary:
+    def of(cls, samples: list[float]) -> RepeatSummary:
         """Summarise samples (at least one)."""
         if len(samples) == 1:
             return cls(median=samples[0], mean=samples[0], stdev=0.0, n=1)

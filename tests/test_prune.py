@@ -9,12 +9,13 @@ from typing import Any
 
 import pytest
 
+from harness.analysis.prune import incumbents, invocation_counts, prune_space
+from harness.analysis.sensitivity import analyse_profile
+from harness.analysis.sensitivity_report import SensitivityReport
 from harness.cli import main
 from harness.errors import SpaceError
 from harness.plan import count_invocations
-from harness.profile import load_profile
-from harness.prune import incumbents, invocation_counts, prune_space
-from harness.sensitivity import SensitivityReport, analyse_profile
+from harness.profiles.read import load_profile, parse_profile
 from harness.space import Space
 from harness.space_load import load_space, parse_space
 
@@ -216,7 +217,7 @@ def test_a_grid_is_never_emptied() -> None:
     ]
     profile = {"results": [{"bench": "k", "metric": "t", "direction": "min", "best": None,
                             "measurements": measurements, "failures": failures}]}  # fmt: skip
-    report = analyse_profile(profile, source="k.json")
+    report = analyse_profile(parse_profile(profile, source="k.json"), source="k.json")
     assert report.bench("k").param("b").never_winning == (2, 3, 4)
     raw = prune_space(space, report, incumbent_values={}, profile="k.json").raw
     assert [c["tune"]["b"] for c in raw["spaces"][0]["cases"]] == [[1], [3]]

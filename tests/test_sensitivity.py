@@ -1,6 +1,6 @@
 """sensitivity on recorded and crafted profiles: noise floor, verdicts, inert, env params, CLI.
 
-``sensitivity_crafted.json`` was built through harness.plan and harness.profile from a model
+``sensitivity_crafted.json`` was built through harness.plan and harness/profiles/ from a model
 whose answer is known (see its ``meta._comment``): tile.block keep (16 never wins, 128
 crashes everywhere), tile.pad dead with a real 0.5 % effect, tile.unroll flat (5 % at n=1024
 only), tile.lanes an env parameter with no effect at all, repeats scattered +-0.5 %; rate.tile
@@ -21,15 +21,13 @@ from pathlib import Path
 
 import pytest
 
+from harness.analysis.noise import measured_noise, median_sd
+from harness.analysis.sensitivity import analyse_profile
+from harness.analysis.sensitivity_report import SensitivityReport
+from harness.analysis.slices import percentile
 from harness.cli import main
-from harness.profile import load_profile
-from harness.sensitivity import (
-    SensitivityReport,
-    analyse_profile,
-    measured_noise,
-    median_sd,
-    percentile,
-)
+from harness.profiles.model import MeasurementRow
+from harness.profiles.read import load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 PROFILES = Path(__file__).parent / "data" / "profiles"
@@ -82,16 +80,27 @@ def test_median_sd_matches_known_values() -> None:
     assert median_sd(25) == pytest.approx(math.sqrt(math.pi / 2 / 25), rel=0.03)
 
 
+def _row(fields: dict[str, float]) -> MeasurementRow:
+    return MeasurementRow(
+        case_index=0,
+        fixed={},
+        params={},
+        median=fields["median"],
+        stdev=fields["stdev"],
+        n=int(fields["n"]),
+    )
+
+
 def test_more_repeats_give_a_tighter_floor() -> None:
     rows = [{"n": n, "stdev": 1.0, "median": 100.0} for n in (5, 5, 5)]
-    five, _, _ = measured_noise(rows)
-    three, _, _ = measured_noise([{**r, "n": 3} for r in rows])
+    five, _, _ = measured_noise([_row(r) for r in rows])
+    three, _, _ = measured_noise([_row({**r, "n": 3}) for r in rows])
     assert five is not None and three is not None and five < three
 
 
 def test_measured_noise_ignores_single_runs() -> None:
     rows = [{"n": 1, "stdev": 0.0, "median": 10.0, "value": 10.0}]
-    assert measured_noise(rows) == (None, "unknown", 0)
+    assert measured_noise([_row(r) for r in rows]) == (None, "unknown", 0)
 
 
 def test_verdicts_dead_flat_keep(crafted: SensitivityReport) -> None:

@@ -1,4 +1,4 @@
-"""Reading profiles for header work: format 1 and BatchLAS's version 0."""
+"""Profiles as header work reads them (format 1 and BatchLAS's version 0), and value cells."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ from pathlib import Path
 import pytest
 from header_helpers import PROFILES, profile_of
 
-from generators.profile_view import ProfileView, load_profile_view, parse_profile, value_cells
+from generators.value_cells import value_cells
 from harness.cxx_types import cxx_type, normalise
 from harness.errors import ProfileError
+from harness.profiles.model import Profile
+from harness.profiles.read import load_profile, parse_profile
 
 
-def test_format_1_profile(demo_profile: ProfileView) -> None:
+def test_format_1_profile(demo_profile: Profile) -> None:
     assert demo_profile.version == 1
     assert demo_profile.space_path == "tests/generators/spaces/demo_like.json"
     matmul = demo_profile.results["matmul"]
@@ -26,7 +28,7 @@ def test_format_1_profile(demo_profile: ProfileView) -> None:
     assert {r.param("cutoff") for r in demo_profile.results["sort"].rows} == {16}
 
 
-def test_batchlas_profile_recovers_cases_and_params(batchlas_profile: ProfileView) -> None:
+def test_batchlas_profile_recovers_cases_and_params(batchlas_profile: Profile) -> None:
     assert batchlas_profile.version == 0
     assert batchlas_profile.space_path is None
     ormqr = batchlas_profile.results["ormqr_blocked"]
@@ -56,12 +58,12 @@ def test_a_profile_from_the_future_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "p.json"
     path.write_text(json.dumps({"format": "benchspace-profile", "version": 99, "results": []}))
     with pytest.raises(ProfileError, match=r"\$\.version: 99 is newer than this benchspace reads"):
-        load_profile_view(path)
+        load_profile(path)
 
 
 def test_missing_profile(tmp_path: Path) -> None:
     with pytest.raises(ProfileError, match="no such profile; run `benchspace tune` first"):
-        load_profile_view(tmp_path / "none.json")
+        load_profile(tmp_path / "none.json")
 
 
 def test_value_cells_keep_each_values_best_row() -> None:

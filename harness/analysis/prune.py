@@ -23,12 +23,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.analysis.sensitivity_report import BenchReport, ParamReport, SensitivityReport
 from harness.errors import SpaceError
 from harness.measurement import Value
 from harness.plan import ParamValue, count_invocations
-from harness.sensitivity import BenchReport, ParamReport, SensitivityReport, value_key
 from harness.space import Bench, Space, bucket_of
 from harness.space_load import parse_space
+from harness.values import same_key
 
 Incumbents = Mapping[tuple[str, str], Mapping[int, Value]]
 """(bench, param) -> case index -> the header's value for that case's bucket."""
@@ -107,7 +108,7 @@ def incumbents(
 
 def _same(a: object, b: object) -> bool:
     """Grid equality, where a header's true/false also matches a grid's 1/0."""
-    if value_key(a) == value_key(b):
+    if same_key(a) == same_key(b):
         return True
     if isinstance(a, int) and isinstance(b, int) and (isinstance(a, bool) or isinstance(b, bool)):
         return int(a) == int(b)
@@ -183,7 +184,7 @@ def _drops(
     value: object, case_index: int, report: ParamReport, bench: BenchReport, per_case: bool
 ) -> bool:
     """Whether `value` leaves the grid of case `case_index`."""
-    stat = next((v for v in report.values if value_key(v.value) == value_key(value)), None)
+    stat = next((v for v in report.values if same_key(v.value) == same_key(value)), None)
     if stat is None:
         return False  # never measured: no evidence against it
     if stat.never_wins:
@@ -211,25 +212,25 @@ def _trim(
         grid = case["tune"][report.param]
         keep = []
         for v in grid:
-            spelled.setdefault(value_key(v), v)
+            spelled.setdefault(same_key(v), v)
             if not _drops(v, i, report, bench, per_case):
                 keep.append(v)
             elif i in incumbent and _same(v, incumbent[i]):
                 keep.append(v)
-                kept[value_key(v)] = v
+                kept[same_key(v)] = v
             else:
-                removed.setdefault(value_key(v), []).append(i)
+                removed.setdefault(same_key(v), []).append(i)
         if not keep:
             value, _ = _pin_value(grid, i, report, bench, incumbent.get(i))
             keep = [value]
-            kept[value_key(value)] = value
-            removed[value_key(value)].remove(i)
+            kept[same_key(value)] = value
+            removed[same_key(value)].remove(i)
         case["tune"][report.param] = keep
     removed = {k: cases for k, cases in removed.items() if cases}
     if not removed:
         return None
-    order = [value_key(v.value) for v in report.values]  # sorted, as the report lists them
-    never = {value_key(v) for v in report.never_winning}
+    order = [same_key(v.value) for v in report.values]  # sorted, as the report lists them
+    never = {same_key(v) for v in report.never_winning}
     return Trim(
         bench=bench.bench,
         param=report.param,
@@ -250,17 +251,17 @@ def _trim_phase(
     grid = (phases[index].get("params") or {}).get(report.param)
     if not isinstance(grid, list):
         return None
-    never = {value_key(v) for v in report.never_winning}
-    held = {value_key(v) for v in incumbent.values()}
-    keep = [v for v in grid if value_key(v) not in never or value_key(v) in held]
+    never = {same_key(v) for v in report.never_winning}
+    held = {same_key(v) for v in incumbent.values()}
+    keep = [v for v in grid if same_key(v) not in never or same_key(v) in held]
     if not keep:  # never empty: the phase winner stays
         keep = [
             v
             for v in grid
-            if any(value_key(v) == value_key(w.value) for w in report.values if w.wins)
+            if any(same_key(v) == same_key(w.value) for w in report.values if w.wins)
         ][:1] or grid[:1]
-    kept_keys = {value_key(v) for v in keep}
-    removed = [v for v in grid if value_key(v) not in kept_keys]
+    kept_keys = {same_key(v) for v in keep}
+    removed = [v for v in grid if same_key(v) not in kept_keys]
     if not removed:
         return None
     phases[index]["params"][report.param] = keep
@@ -270,19 +271,19 @@ def _trim_phase(
         param=f"{report.param} (pre_tune[{index}])",
         removed=tuple((v, phase_cases) for v in removed),
         everywhere=tuple(removed),
-        kept=tuple(v for v in keep if value_key(v) in never),
+        kept=tuple(v for v in keep if same_key(v) in never),
     )
 
 
 def _trim_note(trim: Trim, floor: str) -> str:
-    never = {value_key(v) for v in trim.everywhere}
+    never = {same_key(v) for v in trim.everywhere}
     parts = []
     if trim.everywhere:
         parts.append(
             f"trimmed {', '.join(format_value(v) for v in trim.everywhere)} (won no case and never "
             f"came within noise {floor} of a case's best)"
         )
-    local = [(v, c) for v, c in trim.removed if value_key(v) not in never]
+    local = [(v, c) for v, c in trim.removed if same_key(v) not in never]
     if local:
         shown = "; ".join(
             f"{format_value(v)} from case{'s' if len(c) > 1 else ''} {', '.join(map(str, c))}"
