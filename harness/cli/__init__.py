@@ -9,8 +9,9 @@ import sys
 from collections.abc import Sequence
 from types import ModuleType
 
-from harness import __version__, reaper
+from harness import __version__
 from harness.errors import BenchspaceError
+from harness.execute import reaper
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
 # run(args) -> int. Only the chosen subcommand's module is imported, so a quick command never

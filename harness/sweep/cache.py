@@ -5,20 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from harness.batch import make_batches
-from harness.exe_identity import take_changes
-from harness.executor import Executor, Job
-from harness.invoke import Invocation
+from harness.execute.batch import make_batches
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor, Job
+from harness.execute.invoke import Invocation
+from harness.execute.process import current_binary
+from harness.execute.progress import Progress
 from harness.measurement import Measurement
-from harness.process import current_binary
-from harness.progress import Progress
-from harness.space import Bench
+from harness.spaces.model import Bench
 from harness.store import Store
 
 
 @dataclass(frozen=True, kw_only=True)
 class Batching:
-    """How a bench's configurations share processes (see harness/batch.py)."""
+    """How a bench's configurations share processes (see harness/execute/batch.py)."""
 
     param: str
     size: int

@@ -16,15 +16,16 @@ from typing import Any
 
 from harness import provenance
 from harness.errors import BenchspaceError
-from harness.exe_identity import take_changes
-from harness.executor import Executor
-from harness.invoke import (
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor
+from harness.execute.invoke import (
     Invocation,
     RunOptions,
     build_invocation,
     resolve_executable,
     sha256_file,
 )
+from harness.execute.progress import Progress
 from harness.measurement import Measurement, RepeatSummary
 from harness.plan import (
     Config,
@@ -48,8 +49,7 @@ from harness.profiles.model import (
 from harness.profiles.results import bench_result, build_profile
 from harness.profiles.scoring import aggregate, score_configs, winner
 from harness.profiles.write import write_profile
-from harness.progress import Progress
-from harness.space import Bench, Space, bench_invocations
+from harness.spaces.model import Bench, Space, bench_invocations
 from harness.store import Store
 from harness.sweep.cache import Sweep, batching_of
 

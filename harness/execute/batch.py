@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from harness.errors import BenchspaceError
-from harness.invoke import Invocation
+from harness.execute.invoke import Invocation
+from harness.execute.metric_check import check_time
+from harness.execute.process import run_process
+from harness.execute.readers import Row, metric_of, read_output
 from harness.measurement import Measurement, Status
-from harness.metric_check import check_time
-from harness.process import run_process
-from harness.readers import Row, metric_of, read_output
 from harness.values import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.

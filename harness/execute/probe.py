@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from harness.invoke import RunOptions, build_invocation, resolve_executable
+from harness.execute.invoke import RunOptions, build_invocation, resolve_executable
+from harness.execute.process import execute
+from harness.execute.readers import Row
 from harness.plan import ParamValue, Task, make_config
-from harness.process import execute
-from harness.readers import Row
-from harness.space import Bench
+from harness.spaces.model import Bench
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,7 +6,7 @@ process group. Every way it can end is a Measurement with a status; nothing esca
 exception.
 
 The four steps are separate so that a serial sweep can do everything but starting and
-waiting while the next benchmark runs (``harness.executor``): the temporary directory and
+waiting while the next benchmark runs (``harness.execute.executor``): the temporary directory and
 output files of the next process are made, and the last one's output read and parsed, in
 time the harness would otherwise spend waiting.
 """
@@ -25,19 +25,18 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness import reaper
 from harness.errors import BenchspaceError, ReaderError
-from harness.exe_identity import current_sha256
-from harness.invoke import (
+from harness.execute import reaper
+from harness.execute.exe_identity import current_sha256
+from harness.execute.invoke import (
     BUILD_PLACEHOLDER,
     OUT_PLACEHOLDER,
     OUTPUT_FILES,
     Invocation,
 )
-from harness.measurement import Measurement, Status
-from harness.metric_check import check_time
-from harness.readers import Row, metric_of, read_output, select_row
-from harness.scratch import (
+from harness.execute.metric_check import check_time
+from harness.execute.readers import Row, metric_of, read_output, select_row
+from harness.execute.scratch import (
     MAX_OUTPUT_BYTES,
     TooLarge,
     make_scratch_dir,
@@ -47,6 +46,7 @@ from harness.scratch import (
     remove_scratch_dir,
     tail_fd,
 )
+from harness.measurement import Measurement, Status
 
 
 @dataclass(frozen=True, kw_only=True)
