@@ -14,7 +14,7 @@ from harness.profiles.batchlas import batchlas_scalar
 from harness.profiles.model import PROFILE_VERSION, MeasurementRow
 from harness.profiles.read import load_profile, parse_profile
 
-PROFILES = Path(__file__).parent / "data" / "profiles"
+PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 V1 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")
 V0 = ("batchlas", "sensitivity_batchlas_v0")
 
