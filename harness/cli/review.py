@@ -11,6 +11,7 @@ from generators.review import review_header
 from generators.review_format import render_review
 from generators.session import open_session
 from harness.errors import HeaderError
+from harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,6 +34,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
+    if args.out:
+        check_output(args.out, option="--out")
     session = open_session(
         args.profile, space=args.space, header=args.header, no_header_section="nothing to review"
     )

@@ -8,11 +8,13 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import BenchspaceError, UsageError
 from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
 from harness.execute.invoke import RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
+from harness.files import check_output
 from harness.plan import Sampler
 from harness.profiles.model import Profile
 from harness.provenance import gpu_info
@@ -34,13 +36,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--backend", default="CPU", help="passed to minibench executables")
     parser.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
-    parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
+    parser.add_argument(
+        "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
+    )
     parser.add_argument(
         "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
     )
     parser.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
-    parser.add_argument("--timeout", type=float, help="seconds per invocation (default 600)")
-    parser.add_argument("--repeats", type=int, help="process-level repeats per configuration")
+    parser.add_argument("--timeout", type=seconds, help="seconds per invocation (default 600)")
+    parser.add_argument(
+        "--repeats", type=count(1, 1000), help="process-level repeats per configuration"
+    )
     parser.add_argument("--bench", action="append", default=[], help="only these benches")
     parser.add_argument("--skip-missing", action="store_true", help="skip absent executables")
     parser.add_argument(
@@ -66,10 +72,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     # BatchLAS's timing flags, passed to minibench executables.
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
-    parser.add_argument("--min-iters", type=int, default=1)
-    parser.add_argument("--max-iters", type=int, default=20)
+    parser.add_argument("--warmup", type=count(0, 10**9), default=2)
+    parser.add_argument("--min-time", type=non_negative, default=25.0, help="ms (minibench)")
+    parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
+    parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
 
 
 def _header_check() -> HeaderCheck:
@@ -138,6 +144,9 @@ def run(args: argparse.Namespace) -> int:
         space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
+    check_output(out, option="--out")  # before hours of sweeping, not after
+    if not store.is_dir():  # a directory is refused by the store itself
+        check_output(store, option="--store")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
     options = TuneOptions(
         sampler=sampler,

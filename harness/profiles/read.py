@@ -19,6 +19,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from harness.errors import ProfileError, json_path
+from harness.files import decode, read_bytes
 from harness.measurement import Value
 from harness.plan import ParamValue
 from harness.profiles.batchlas import batchlas_values, recover_case
@@ -43,16 +44,15 @@ from harness.profiles.model import (
 def load_profile(path: str | Path) -> Profile:
     """Read a profile file (any known version); its hash is of the file's bytes."""
     source = str(path)
+    blob = read_bytes(
+        path,
+        error=ProfileError,
+        kind="profile",
+        missing="no such profile; run `benchspace tune` first",
+    )
+    text = decode(blob, source, error=ProfileError)
     try:
-        blob = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ProfileError(f"{source}: no such profile; run `benchspace tune` first") from None
-    except OSError as exc:
-        raise ProfileError(f"{source}: cannot be read ({exc.strerror})") from None
-    try:
-        data = json.loads(blob.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"{source}: not a JSON profile ({exc})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(
             f"{source}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
@@ -195,7 +195,7 @@ class _Reader(FieldReader):
 
         args = self.args(m.get("args", []), at("args"))
         env = self.env(m.get("env") or {}, at("env"))
-        median = self.opt_number(
+        median = self.opt_finite(
             m.get("median", m.get("value")), at("median" if "median" in m else "value")
         )
         if "case_index" in m and "params" in m:
@@ -223,7 +223,7 @@ class _Reader(FieldReader):
             params=params,
             args=args,
             env=env,
-            spread=self.opt_number(m.get("spread"), at("spread")),
+            spread=self.opt_finite(m.get("spread"), at("spread")),
             median=median,
         )
         if version == 0:
@@ -233,9 +233,9 @@ class _Reader(FieldReader):
             return replace(row, samples=(median,), mean=median, stdev=0.0, n=1)
         return replace(
             row,
-            samples=self.each(m.get("samples") or [], at("samples"), self.number),
-            mean=self.opt_number(m.get("mean"), at("mean")),
-            stdev=self.opt_number(m.get("stdev"), at("stdev")),
+            samples=self.each(m.get("samples") or [], at("samples"), self.finite),
+            mean=self.opt_finite(m.get("mean"), at("mean")),
+            stdev=self.opt_finite(m.get("stdev"), at("stdev")),
             n=self.opt_integer(m.get("n"), at("n")),
         )
 
@@ -269,7 +269,7 @@ class _Reader(FieldReader):
             fixed=self.fixed(c.get("fixed", {}), (*where, "fixed")),
             args=self.args(c.get("args", []), (*where, "args")),
             env=self.env(c.get("env") or {}, (*where, "env")),
-            value=self.opt_number(c.get("value"), (*where, "value")),
+            value=self.opt_finite(c.get("value"), (*where, "value")),
         )
 
     def phase(self, value: object, where: Where) -> PreTunePhaseResult:

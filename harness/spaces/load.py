@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import SpaceError, json_path
+from harness.files import decode
 from harness.spaces.model import (
     DEFAULT_BUCKETS,
     DEFAULT_READER,
@@ -179,10 +180,27 @@ def load_space(path: str | Path) -> Space:
     return parse_space(expanded, source=source, sha256=digest, raw=data)  # type: ignore[arg-type]
 
 
-def read_grid_file(path: Path) -> list[str]:
+def read_grid_file(path: Path, *, source: str = "") -> list[str]:
     """One value per line; blank lines and lines starting with '#' are skipped."""
-    lines = path.read_text("utf-8").splitlines()
-    return [s for line in lines if (s := line.strip()) and not s.startswith("#")]
+    return grid_values(grid_text(path, source=source or str(path)))
+
+
+def grid_values(text: str) -> list[str]:
+    """The values of a grid file's text."""
+    return [s for line in text.splitlines() if (s := line.strip()) and not s.startswith("#")]
+
+
+def grid_text(path: Path, *, source: str, named: str = "") -> str:
+    """The UTF-8 text of a grid file; SpaceError (`source`: ... `named`) when it cannot be read
+    (missing, a directory, no permission) or is not UTF-8."""
+    try:
+        blob = path.read_bytes()
+    except OSError as exc:
+        raise SpaceError(
+            f"{source}: cannot read {named or str(path)!r} ({exc.strerror or type(exc).__name__})"
+            "; the path is relative to the space file"
+        ) from None
+    return decode(blob, f"{source}: {named or str(path)!r}", error=SpaceError)
 
 
 def expand_grid_files(
@@ -201,14 +219,9 @@ def expand_grid_files(
         for key, grid in mapping.items():
             if isinstance(grid, dict) and set(grid) == {"file"} and isinstance(grid["file"], str):
                 target = base / grid["file"]
-                try:
-                    values = read_grid_file(target)
-                    files.append((grid["file"], target.read_text("utf-8")))
-                except OSError as exc:
-                    raise SpaceError(
-                        f"{source}: {where}.{key}.file: cannot read {grid['file']!r} "
-                        f"({exc.strerror}); the path is relative to the space file"
-                    ) from None
+                text = grid_text(target, source=f"{source}: {where}.{key}.file", named=grid["file"])
+                values = grid_values(text)
+                files.append((grid["file"], text))
                 if not values:
                     raise SpaceError(
                         f"{source}: {where}.{key}.file: {grid['file']!r} lists no values; "

@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from harness.errors import SpaceError, json_path
+from harness.files import decode, parse_json, read_bytes
 
 SCHEMA_RESOURCE = "space-1.schema.json"
 
@@ -235,21 +236,11 @@ def _duplicate_keys(data: object, dups: Mapping[int, list[str]]) -> list[str]:
 
 def read_json(path: Path, source: str) -> tuple[object, str]:
     """Parse a JSON file strictly; returns (data, sha256 of the bytes) or raises SpaceError."""
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        raise SpaceError(f"{source}: no such file; check the path") from None
-    except IsADirectoryError:
-        raise SpaceError(f"{source}: is a directory; give the path of a space file") from None
-    except OSError as exc:
-        raise SpaceError(f"{source}: cannot be read ({exc.strerror}); check it") from None
+    blob = read_bytes(
+        path, error=SpaceError, kind="space file", missing="no such file; check the path"
+    )
     digest = hashlib.sha256(blob).hexdigest()
-    try:
-        text = blob.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SpaceError(
-            f"{source}: byte {exc.start} is not UTF-8; save the file as UTF-8"
-        ) from None
+    text = decode(blob, source, error=SpaceError, bom=True)
     dups: dict[int, list[str]] = {}
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -260,13 +251,17 @@ def read_json(path: Path, source: str) -> tuple[object, str]:
             obj[key] = value
         return obj
 
+    fix = 'fix the syntax (JSON has no comments or trailing commas; write notes as "_comment" keys)'
     try:
-        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise SpaceError(
-            f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}; fix the "
-            'syntax (JSON has no comments or trailing commas; write notes as "_comment" keys)'
-        ) from None
+        data = parse_json(
+            text,
+            source,
+            error=SpaceError,
+            kind="space file",
+            fix=fix,
+            object_pairs_hook=pairs_hook,
+            parse_constant=_reject_constant,
+        )
     except _Constant as exc:
         raise SpaceError(
             f"{source}: invalid JSON: {exc.args[0]} is not a JSON number; write a number"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from evaluation import DATA_DIR
 from evaluation.cutlass.dataset_export import kernel_table, measurement_table, write_dataset
 from evaluation.cutlass.nvcc import cutlass_version
 from harness.errors import BenchspaceError
+from harness.files import check_output, read_object
 from harness.provenance import git_state
 from harness.spaces.load import load_space
 from harness.store import Store
@@ -38,17 +38,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _json(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
-    try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BenchspaceError(f"{path}: cannot read ({exc})") from None
-    if not isinstance(data, dict):
-        raise BenchspaceError(f"{path}: $: expected a JSON object")
-    return data
+    return read_object(path, kind="JSON object file")
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the tables and write them; previous runs' provenance entries are kept."""
+    check_output(args.out / "provenance.json", option="--out")
     space = load_space(args.space)
     if not args.store.exists():
         raise BenchspaceError(f"{args.store}: no such store")

@@ -11,6 +11,7 @@ from evaluation.deploy.kernel_header import (
     spec_from_space,
 )
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from harness.files import check_output
 from harness.jsonio import write_text_atomic
 from harness.spaces.load import load_space
 
@@ -40,9 +41,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Choose every bucket's kernel and write the header."""
     spec = spec_from_space(load_space(args.space)) if args.space else GemmHeaderSpec()
+    out = args.out or spec.path
+    check_output(out, option="--out")
     selector = load_selector(args.model)
     table = choose_table(selector, spec, args.layout, max(args.runners_up, 0))
-    out = args.out or spec.path
     write_text_atomic(out, render_gemm_header(table))
     chosen = len({c.kernel for c in table.cells})
     print(

@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from evaluation.cutlass.kernel_set import DEFAULT_SIZE, layout_kernel_set, render_kernel_list
+from harness.files import check_output
 from harness.jsonio import write_text_atomic
 
 
@@ -21,6 +22,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the kernel set for one layout (C = void) to a list file."""
+    check_output(args.out, option="--out")
     names = layout_kernel_set(args.layout, args.size, args.seed)
     comment = [
         f"layout {args.layout}, C void, bf16 D; {len(names)} kernels: default level, then "

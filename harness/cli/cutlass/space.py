@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
@@ -12,6 +11,7 @@ from evaluation.cutlass.batch_index import compiled_kernels, load_index
 from evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
 from evaluation.cutlass.space import build_space
 from harness.errors import BenchspaceError, UsageError
+from harness.files import check_output, read_json
 from harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -44,10 +44,9 @@ def run(args: argparse.Namespace) -> int:
     """Write the kernel list and the space; print what they hold."""
     if not (0.0 <= args.alpha <= 1.0) or args.budget < 1:
         raise UsageError(f"--alpha {args.alpha} must be in [0, 1] and --budget at least 1")
-    try:
-        shapes = json.loads(args.shapes.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BenchspaceError(f"{args.shapes}: cannot read the shape sets ({exc})") from None
+    check_output(args.out, option="--out")
+    check_output(args.kernels_out, option="--kernels-out")
+    shapes = read_json(args.shapes, kind="shape-set file")
     index = load_index(args.build_dir)
     kernels, spilled = compiled_kernels(index)
     if args.limit is not None:
