@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from evaluation import DATA_DIR
 from evaluation.cutlass.dataset_export import kernel_table, measurement_table, write_dataset
 from evaluation.cutlass.nvcc import cutlass_version
 from harness.errors import BenchspaceError
-from harness.files import check_output, read_object
+from harness.files import check_output, read_object, read_text
 from harness.provenance import git_state
 from harness.spaces.load import load_space
 from harness.store import Store
@@ -41,6 +42,14 @@ def _json(path: Path | None) -> dict[str, Any]:
     return read_object(path, kind="JSON object file")
 
 
+def _csv(path: Path) -> pd.DataFrame:
+    text = read_text(path, kind="CSV file")
+    try:
+        return pd.read_csv(io.StringIO(text))
+    except ValueError as exc:  # pandas' ParserError and EmptyDataError are ValueErrors
+        raise BenchspaceError(f"{path}: cannot be read as CSV ({exc}); rewrite it") from None
+
+
 def run(args: argparse.Namespace) -> int:
     """Build the tables and write them; previous runs' provenance entries are kept."""
     check_output(args.out / "provenance.json", option="--out")
@@ -50,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     with Store(args.store) as store:
         table = measurement_table(space, store.attempts())
     kernels = kernel_table(_json(args.index))
-    cublas = pd.read_csv(args.cublas) if args.cublas else None
+    cublas = _csv(args.cublas) if args.cublas else None
     device = _json(args.device_info)
     old = _json(args.out / "provenance.json") if (args.out / "provenance.json").exists() else {}
     commit, dirty = git_state(Path.cwd())
