@@ -143,10 +143,20 @@ def read_holds(path: Path) -> Holds:
         if not isinstance(change, dict) or change.get("verdict") != "rejected":
             continue
         try:
-            key = (str(change["constant"]), str(change["bucket"]))
-            holds[key] = (change["old"], f"rejected at the consumer ({change.get('reason', '')})")
+            constant, bucket, old = change["constant"], change["bucket"], change["old"]
         except KeyError as exc:
             raise HeaderError(f"{path}: $.changes[{i}]: no {exc.args[0]!r}") from None
+        if not isinstance(constant, str) or not isinstance(bucket, str):
+            raise HeaderError(
+                f"{path}: $.changes[{i}]: constant and bucket are names (strings); pass the file "
+                "`benchspace confirm --out` wrote"
+            )
+        if not isinstance(old, bool | int | float | str):
+            raise HeaderError(
+                f"{path}: $.changes[{i}].old: {old!r} is not a constant's value; pass the file "
+                "`benchspace confirm --out` wrote"
+            )
+        holds[(constant, bucket)] = (old, f"rejected at the consumer ({change.get('reason', '')})")
     return holds
 
 

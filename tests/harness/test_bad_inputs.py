@@ -76,7 +76,16 @@ def _profile(edit: str) -> str:
         doc["results"][0]["pre_tune"] = [1]
     elif edit == "results":
         doc["results"] = {"a": 1}
+    elif edit.startswith("space="):
+        doc["meta"]["provenance"]["space_path"] = edit.removeprefix("space=")
     return json.dumps(doc)
+
+
+def _review(**change: Any) -> str:
+    """A confirm output with one rejected change."""
+    entry = {"verdict": "rejected", "constant": "MATMUL_BLOCK", "bucket": "SMALL", "old": 64}
+    entry.update(change)
+    return json.dumps({"format": "benchspace-review", "version": 1, "changes": [entry]})
 
 
 FILES: dict[str, str | bytes] = {
@@ -105,6 +114,8 @@ FILES: dict[str, str | bytes] = {
     "p_case.json": _profile("case"),
     "p_pretune.json": _profile("pretune"),
     "p_results.json": _profile("results"),
+    "hold_types.json": _review(constant=[1], bucket={}),
+    "hold_old.json": _review(old=[1, 2]),
 }
 
 
@@ -250,6 +261,8 @@ CASES: list[tuple[str, str, int, str]] = [
      'error: {W}/p_case.json: $.results[0].measurements[0].case_index: "x" is not an integer'),
     ("sensitivity-pre-tune", "sensitivity {W}/p_pretune.json", 1,
      "error: {W}/p_pretune.json: $.results[0].pre_tune[0]: 1 is not an object"),
+    ("sensitivity-not-an-object", "sensitivity {W}/list.json", 1,
+     "error: {W}/list.json: $: [1] is not an object"),
     ("sensitivity-results", "sensitivity {W}/p_results.json", 1,
      'error: {W}/p_results.json: $.results: {"a": 1} is not a list'),
     ("sensitivity-pruned-dir", "sensitivity {D} --space {S} --write-pruned {W}/dir", 1,
@@ -305,6 +318,16 @@ CASES: list[tuple[str, str, int, str]] = [
     ("generate-hold-empty",
      "generate --profile {D} --header {H} --out {W}/o.hh --hold {W}/empty.json", 1,
      "error: {W}/empty.json: line 1, column 1: invalid JSON: Expecting value; fix the syntax"),
+    ("generate-hold-constant-not-a-name",
+     "generate --profile {D} --header {H} --out {W}/o.hh --hold {W}/hold_types.json", 1,
+     "error: {W}/hold_types.json: $.changes[0]: constant and bucket are names (strings); pass "
+     "the file `benchspace confirm --out` wrote"),
+    ("generate-hold-old-not-a-value",
+     "generate --profile {D} --header {H} --out {W}/o.hh --hold {W}/hold_old.json", 1,
+     "error: {W}/hold_old.json: $.changes[0].old: [1, 2] is not a constant's value; pass the "
+     "file `benchspace confirm --out` wrote"),
+    ("generate-profile-space-dir", "generate --profile {W}/p_space_dir.json --out {W}/o.hh", 1,
+     "error: {W}/dir: is a directory; give the path of a space file"),
     ("generate-header-dir", "generate --profile {D} --header {W}/dir --out {W}/o.hh", 1,
      "error: {W}/dir: is a directory; give the path of a header"),
     ("generate-header-latin1", "generate --profile {D} --header {W}/latin1.hh --out {W}/o.hh", 1,
@@ -454,6 +477,7 @@ def _work(tmp_path: Path) -> Path:
         else:
             target.write_text(content, encoding="utf-8")
     shutil.copyfile(CHECKED_IN, work / "h.hh")
+    (work / "p_space_dir.json").write_text(_profile(f"space={work / 'dir'}"), encoding="utf-8")
     install_fake(work / "build", "fake_benchmark")
     return work
 
