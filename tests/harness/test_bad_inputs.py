@@ -19,12 +19,11 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import install_fake
 
 from harness.cli import main
 
@@ -466,7 +465,7 @@ def _fill(text: str, work: Path, shared: Path) -> str:
     )
 
 
-def _work(tmp_path: Path) -> Path:
+def _work(tmp_path: Path, install: Callable[..., Path]) -> Path:
     work = tmp_path / "w"
     (work / "dir").mkdir(parents=True)
     (work / "dir.png").mkdir()
@@ -478,7 +477,7 @@ def _work(tmp_path: Path) -> Path:
             target.write_text(content, encoding="utf-8")
     shutil.copyfile(CHECKED_IN, work / "h.hh")
     (work / "p_space_dir.json").write_text(_profile(f"space={work / 'dir'}"), encoding="utf-8")
-    install_fake(work / "build", "fake_benchmark")
+    install(work / "build", "fake_benchmark")
     return work
 
 
@@ -501,12 +500,13 @@ def test_bad_input(
     message: str,
     shared: Path,
     tmp_path: Path,
+    installer: Callable[..., Path],
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     if str(UNWRITABLE) in argv and _writable(UNWRITABLE.parent):
         pytest.skip(f"{UNWRITABLE.parent} is writable here")
-    work = _work(tmp_path)
+    work = _work(tmp_path, installer)
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("FAKE_LOG", str(work / "invocations.log"))
     before = _tree(work, shared)
