@@ -88,6 +88,20 @@ class FieldReader:
         """A finite number or null."""
         return None if value is None else self.finite(value, where)
 
+    def opt_spread(self, value: object, where: Where) -> float | None:
+        """A finite number at least 0 (a standard deviation, a reported spread), or null."""
+        number = self.opt_finite(value, where)
+        if number is not None and number < 0:
+            raise self.fail(where, value, "a spread (a number at least 0)")
+        return number
+
+    def index(self, value: object, where: Where) -> int:
+        """An integer at least 0 (a case index, a count)."""
+        number = self.integer(value, where)
+        if number < 0:
+            raise self.fail(where, value, "an integer at least 0")
+        return number
+
     def integer(self, value: object, where: Where) -> int:
         """An integer (not a boolean)."""
         if not isinstance(value, int) or isinstance(value, bool):
