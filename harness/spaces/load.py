@@ -236,10 +236,11 @@ def expand_grid_files(
     for i, bench in enumerate(doc["spaces"]):
         if not isinstance(bench, dict):
             continue
-        for j, case in enumerate(bench.get("cases") or []):
+        cases, phases = bench.get("cases"), bench.get("pre_tune")
+        for j, case in enumerate(cases if isinstance(cases, list) else []):
             if isinstance(case, dict) and "tune" in case:
                 case["tune"] = grids(case["tune"], json_path("spaces", i, "cases", j, "tune"))
-        for j, phase in enumerate(bench.get("pre_tune") or []):
+        for j, phase in enumerate(phases if isinstance(phases, list) else []):
             if isinstance(phase, dict) and "params" in phase:
                 where = json_path("spaces", i, "pre_tune", j, "params")
                 phase["params"] = grids(phase["params"], where)

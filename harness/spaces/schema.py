@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -213,6 +214,17 @@ def _reject_constant(name: str) -> object:
     raise _Constant(name)
 
 
+class _Overflow(Exception):
+    """A number too large for a float (``1e400``): Python reads it as infinity."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Overflow(text)
+    return value
+
+
 def _duplicate_keys(data: object, dups: Mapping[int, list[str]]) -> list[str]:
     """Where the same key appears twice in one object (JSON keeps only the last)."""
     found: list[str] = []
@@ -261,10 +273,18 @@ def read_json(path: Path, source: str) -> tuple[object, str]:
             fix=fix,
             object_pairs_hook=pairs_hook,
             parse_constant=_reject_constant,
+            parse_float=_finite_float,
         )
     except _Constant as exc:
         raise SpaceError(
             f"{source}: invalid JSON: {exc.args[0]} is not a JSON number; write a number"
+        ) from None
+    except _Overflow as exc:
+        pos = max(text.find(exc.args[0]), 0)  # where it is written first: a good enough pointer
+        line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+        raise SpaceError(
+            f"{source}: line {line}, column {column}: {exc.args[0]} is too large for a number "
+            "(above 1.8e308, read as infinity); write a finite number"
         ) from None
     dups = {k: v for k, v in dups.items() if v}
     problems = _duplicate_keys(data, dups) if dups else []

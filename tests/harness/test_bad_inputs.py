@@ -75,6 +75,17 @@ def _profile(edit: str) -> str:
         doc["results"][0]["pre_tune"] = [1]
     elif edit == "results":
         doc["results"] = {"a": 1}
+    elif edit == "direction":
+        doc["results"][0]["direction"] = "maximise"
+    elif edit == "negative-case":
+        row["case_index"] = -1
+    elif edit == "negative-stdev":
+        row["stdev"] = -0.5
+    elif edit == "negative-time":
+        doc["results"][1]["measurements"][0]["median"] = -1.0
+    elif edit == "zero-time":
+        doc["results"][3]["per_case_best"][0]["value"] = 0
+        doc["results"][3]["per_case_best"][0]["median"] = 0
     elif edit.startswith("space="):
         doc["meta"]["provenance"]["space_path"] = edit.removeprefix("space=")
     return json.dumps(doc)
@@ -97,6 +108,11 @@ FILES: dict[str, str | bytes] = {
     "space.json": _space(),
     "timeout_huge.json": _space(timeout_s=1).replace('"timeout_s": 1', '"timeout_s": 1e400'),
     "timeout_negative.json": _space(timeout_s=-1),
+    "timeout_year.json": _space(timeout_s=31536000),
+    "fixed_huge.json": _space(cases=[{"fixed": {"n": 1}, "tune": {"block": [16]}}]).replace(
+        '"n": 1', '"n": -1e999'
+    ),
+    "cases_number.json": _space(cases=1),
     "repeats_huge.json": _space(repeats=1).replace('"repeats": 1', '"repeats": 1e9'),
     "grid_dir.json": _space(cases=[{"fixed": {"n": 64}, "tune": {"block": {"file": "dir"}}}]),
     "grid_latin1.json": _space(
@@ -113,6 +129,11 @@ FILES: dict[str, str | bytes] = {
     "p_case.json": _profile("case"),
     "p_pretune.json": _profile("pretune"),
     "p_results.json": _profile("results"),
+    "p_direction.json": _profile("direction"),
+    "p_negative_case.json": _profile("negative-case"),
+    "p_negative_stdev.json": _profile("negative-stdev"),
+    "p_negative_time.json": _profile("negative-time"),
+    "p_zero_time.json": _profile("zero-time"),
     "hold_types.json": _review(constant=[1], bucket={}),
     "hold_old.json": _review(old=[1, 2]),
 }
@@ -162,8 +183,17 @@ CASES: list[tuple[str, str, int, str]] = [
      "error: {W}/empty.json: line 1, column 1: invalid JSON: Expecting value; fix the syntax "
      '(JSON has no comments or trailing commas; write notes as "_comment" keys)'),
     ("validate-timeout-huge", "validate --space {W}/timeout_huge.json", 1,
-     "error: {W}/timeout_huge.json: $.spaces[0].timeout_s: value inf is above the maximum "
+     "error: {W}/timeout_huge.json: line 1, column 179: 1e400 is too large for a number (above "
+     "1.8e308, read as infinity); write a finite number"),
+    ("validate-timeout-year", "validate --space {W}/timeout_year.json", 1,
+     "error: {W}/timeout_year.json: $.spaces[0].timeout_s: value 31536000 is above the maximum "
      "604800; use 604800 or less"),
+    ("validate-fixed-overflow", "validate --space {W}/fixed_huge.json", 1,
+     "error: {W}/fixed_huge.json: line 1, column 130: -1e999 is too large for a number (above "
+     "1.8e308, read as infinity); write a finite number"),
+    ("validate-cases-not-a-list", "validate --space {W}/cases_number.json", 1,
+     "error: {W}/cases_number.json: $.spaces[0].cases: value 1 is not a list; list at least "
+     'one case: [{"fixed": {"n": 64}, "tune": {"nb": [8, 16]}}]'),
     ("validate-timeout-negative", "validate --space {W}/timeout_negative.json", 1,
      "error: {W}/timeout_negative.json: $.spaces[0].timeout_s: value -1 must be greater than "
      "0; use a larger value"),
@@ -233,8 +263,11 @@ CASES: list[tuple[str, str, int, str]] = [
     ("tune-space-deep", "tune --space {W}/deep.json --build-dir {W}/build", 1,
      "error: {W}/deep.json: $: nested too deeply to be a space file"),
     ("tune-space-timeout-huge", "tune --space {W}/timeout_huge.json --build-dir {W}/build", 1,
-     "error: {W}/timeout_huge.json: $.spaces[0].timeout_s: value inf is above the maximum "
-     "604800; use 604800 or less"),
+     "error: {W}/timeout_huge.json: line 1, column 179: 1e400 is too large for a number (above "
+     "1.8e308, read as infinity); write a finite number"),
+    ("tune-space-repeats-huge", "tune --space {W}/repeats_huge.json --build-dir {W}/build", 1,
+     "error: {W}/repeats_huge.json: $.spaces[0].repeats: value 1000000000.0 is above the "
+     "maximum 1000; use 1000 or less"),
     # ---------------------------------------------------------------- sensitivity
     ("sensitivity-dir", "sensitivity {W}/dir", 1,
      "error: {W}/dir: is a directory; give the path of a profile"),
@@ -262,6 +295,21 @@ CASES: list[tuple[str, str, int, str]] = [
      "error: {W}/p_pretune.json: $.results[0].pre_tune[0]: 1 is not an object"),
     ("sensitivity-not-an-object", "sensitivity {W}/list.json", 1,
      "error: {W}/list.json: $: [1] is not an object"),
+    ("sensitivity-direction", "sensitivity {W}/p_direction.json", 1,
+     'error: {W}/p_direction.json: $.results[0].direction: "maximise" is not "min" or "max"'),
+    ("sensitivity-negative-case", "sensitivity {W}/p_negative_case.json", 1,
+     "error: {W}/p_negative_case.json: $.results[0].measurements[0].case_index: -1 is not an "
+     "integer at least 0"),
+    ("sensitivity-negative-stdev", "sensitivity {W}/p_negative_stdev.json", 1,
+     "error: {W}/p_negative_stdev.json: $.results[0].measurements[0].stdev: -0.5 is not a "
+     "spread (a number at least 0)"),
+    ("sensitivity-negative-time", "sensitivity {W}/p_negative_time.json", 1,
+     "error: {W}/p_negative_time.json: $.results[1].measurements[0].median: -1.0 cannot be a "
+     "time ('real_time' under direction min); re-run `benchspace tune --rerun`, or delete the "
+     "row"),
+    ("generate-zero-time", "generate --profile {W}/p_zero_time.json --out {W}/o.hh", 1,
+     "error: {W}/p_zero_time.json: $.results[3].per_case_best[0].median: 0 cannot be a time "
+     "('real_time' under direction min); re-run `benchspace tune --rerun`, or delete the row"),
     ("sensitivity-results", "sensitivity {W}/p_results.json", 1,
      'error: {W}/p_results.json: $.results: {"a": 1} is not a list'),
     ("sensitivity-pruned-dir", "sensitivity {D} --space {S} --write-pruned {W}/dir", 1,
