@@ -13,6 +13,7 @@ from harness.abtest.ab import (
     PairProgress,
     Side,
     case_invocation,
+    check_options,
     exe_invocation,
     find_executable,
     parse_assignments,
@@ -156,6 +157,7 @@ def run(args: argparse.Namespace) -> int:
     ab_options = ABOptions(
         rounds=rounds, max_time_s=args.max_time, margin_pct=args.margin, seed=args.seed
     )
+    check_options(ab_options)  # a usage error before the store is made
     progress = _progress(sys.stderr.isatty(), args.quiet)
     if args.store and not args.store.is_dir():  # a directory is refused by the store itself
         check_output(args.store, option="--store")

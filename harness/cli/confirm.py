@@ -13,7 +13,7 @@ from generators.header_parse import parse_header
 from generators.review import review_header
 from generators.review_format import review_document
 from generators.session import open_session
-from harness.abtest.ab import ABOptions, ABResult
+from harness.abtest.ab import ABOptions, ABResult, check_options
 from harness.abtest.confirm import (
     ProposedChange,
     Target,
@@ -138,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
     ab = ABOptions(
         rounds=args.rounds, max_time_s=args.max_time, margin_pct=args.margin, seed=args.seed
     )
+    check_options(ab)  # a usage error before the store is made
     store_path = args.store or args.profile.with_name(
         args.profile.name.removesuffix(".json") + ".confirm.store.sqlite"
     )

@@ -438,6 +438,10 @@ CASES: list[tuple[str, str, int, str]] = [
      "ab --space {W}/space.json --bench fake --case 0 --build-dir {W}/build --param n=3",
      2, "error: --param n: bench 'fake' case 0 tunes no parameter 'n' (it tunes: block); name "
      "one of those"),
+    ("ab-too-few-rounds-with-store",
+     "ab --exe {W}/build/benchmarks/fake_benchmark --metric avg_ms --rounds 2 "
+     "--store {W}/ab.sqlite", 2,
+     "error: --rounds 2: a verdict needs at least 5 pairs"),
     ("ab-unknown-bench", "ab --space {W}/space.json --bench nosuch --case 0", 1,
      "error: {W}/space.json: no bench 'nosuch'; known benches: 'fake'"),
     ("ab-space-dir", "ab --space {W}/dir --bench fake --case 0", 1,
@@ -467,6 +471,10 @@ CASES: list[tuple[str, str, int, str]] = [
      "confirm --space {S} --profile {D} --review {G}/review.json --store {W}/file/s.sqlite", 1,
      "error: --store {W}/file/s.sqlite: {W}/file is not a directory; choose another --store "
      "path"),
+    ("confirm-too-few-rounds",
+     "confirm --space {S} --profile {D} --review {G}/review.json --rounds 2 "
+     "--store {W}/c.sqlite", 2,
+     "error: --rounds 2: a verdict needs at least 5 pairs"),
     ("confirm-timeout-nan", "confirm --space {S} --profile {D} --timeout nan", 2,
      "benchspace confirm: error: argument --timeout: 'nan' is not a finite number; write e.g. "
      "60"),
