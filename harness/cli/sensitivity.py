@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -18,6 +19,7 @@ from harness.analysis.sensitivity_format import (
     report_data,
 )
 from harness.analysis.sensitivity_report import DEFAULT_NOISE_PCT
+from harness.cli import MissingExtraError
 from harness.errors import HeaderError, ProfileError, UsageError
 from harness.files import check_output
 from harness.jsonio import dumps, write_text_atomic
@@ -114,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             f"--plot {args.plot}: not an image file name; end it in .png, .pdf or .svg"
         )
+    if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
+        raise MissingExtraError("sensitivity --plot", "matplotlib", "plot")  # before any write
     for path, option in ((args.write_pruned, "--write-pruned"), (args.plot, "--plot")):
         if path is not None:
             check_output(path, option=option)

@@ -579,3 +579,23 @@ def test_bad_input(
     else:
         assert err == expected + "\n"
     assert _tree(work, shared) == before
+
+
+def test_a_plot_without_matplotlib_is_refused_before_the_pruned_space_is_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real(name)
+    )
+    monkeypatch.chdir(ROOT)
+    pruned, png = tmp_path / "pruned.json", tmp_path / "p.png"
+    argv = ["sensitivity", str(DEMO), "--space", DEMO_SPACE, "--write-pruned", str(pruned)]
+    assert main([*argv, "--plot", str(png)]) == 1
+    assert capsys.readouterr().err == (
+        "error: 'benchspace sensitivity --plot' needs matplotlib, which is not installed: "
+        "pip install 'benchspace[plot]'\n"
+    )
+    assert list(tmp_path.iterdir()) == []
