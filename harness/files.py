@@ -25,6 +25,10 @@ from harness.errors import BenchspaceError
 
 Error = type[BenchspaceError]
 
+MAX_BYTES = 256 << 20
+"""The largest file read, 256 MiB (a profile of 100,000 measurements is about 30 MiB): a path
+such as ``/dev/zero`` must not fill the memory."""
+
 
 class FileError(BenchspaceError):
     """A file cannot be read or written (missing, a directory, no permission, disk full)."""
@@ -46,7 +50,8 @@ def read_bytes(
     for a file that does not exist; `source` (default the path) names the file."""
     source = source or str(path)
     try:
-        return Path(path).read_bytes()
+        with open(path, "rb") as fh:
+            blob = fh.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise error(f"{source}: {missing or f'no such {kind}; check the path'}") from None
     except IsADirectoryError:
@@ -59,6 +64,11 @@ def read_bytes(
         ) from None
     except OSError as exc:
         raise error(f"{source}: cannot be read ({_reason(exc)}); check the file") from None
+    if len(blob) > MAX_BYTES:
+        raise error(
+            f"{source}: larger than {MAX_BYTES >> 20} MiB; this is not a {kind} (check the path)"
+        )
+    return blob
 
 
 def decode(blob: bytes, source: str, *, error: Error = FileError, bom: bool = False) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import SpaceError, json_path
-from harness.files import decode
+from harness.files import MAX_BYTES, decode
 from harness.spaces.model import (
     DEFAULT_BUCKETS,
     DEFAULT_READER,
@@ -193,14 +193,18 @@ def grid_values(text: str) -> list[str]:
 def grid_text(path: Path, *, source: str, named: str = "") -> str:
     """The UTF-8 text of a grid file; SpaceError (`source`: ... `named`) when it cannot be read
     (missing, a directory, no permission) or is not UTF-8."""
+    shown = repr(named or str(path))
     try:
-        blob = path.read_bytes()
+        with open(path, "rb") as fh:
+            blob = fh.read(MAX_BYTES + 1)
     except OSError as exc:
         raise SpaceError(
-            f"{source}: cannot read {named or str(path)!r} ({exc.strerror or type(exc).__name__})"
+            f"{source}: cannot read {shown} ({exc.strerror or type(exc).__name__})"
             "; the path is relative to the space file"
         ) from None
-    return decode(blob, f"{source}: {named or str(path)!r}", error=SpaceError)
+    if len(blob) > MAX_BYTES:
+        raise SpaceError(f"{source}: {shown}: larger than {MAX_BYTES >> 20} MiB; check the path")
+    return decode(blob, f"{source}: {shown}", error=SpaceError)
 
 
 def expand_grid_files(

@@ -118,6 +118,9 @@ FILES: dict[str, str | bytes] = {
     "grid_latin1.json": _space(
         cases=[{"fixed": {"n": 64}, "tune": {"block": {"file": "latin1.json"}}}]
     ),
+    "grid_endless.json": _space(
+        cases=[{"fixed": {"n": 64}, "tune": {"block": {"file": "/dev/zero"}}}]
+    ),
     "grid_under_file.json": _space(
         cases=[{"fixed": {"n": 64}, "tune": {"block": {"file": "file/g.txt"}}}]
     ),
@@ -177,6 +180,11 @@ CASES: list[tuple[str, str, int, str]] = [
      "error: {W}/deep.json: $: nested too deeply to be a space file"),
     ("validate-unreadable", "validate --space /proc/self/mem", 1,
      "error: /proc/self/mem: cannot be read (Input/output error); check the file"),
+    ("validate-endless", "validate --space /dev/zero", 1,
+     "error: /dev/zero: larger than 256 MiB; this is not a space file (check the path)"),
+    ("validate-grid-endless", "validate --space {W}/grid_endless.json", 1,
+     "error: {W}/grid_endless.json: $.spaces[0].cases[0].tune.block.file: '/dev/zero': larger "
+     "than 256 MiB; check the path"),
     ("validate-under-file", "validate --space {W}/file/space.json", 1,
      "error: {W}/file/space.json: a folder on the path is a file; check the path"),
     ("validate-empty", "validate --space {W}/empty.json", 1,
@@ -277,6 +285,8 @@ CASES: list[tuple[str, str, int, str]] = [
      "error: {W}/deep.json: $: nested too deeply to be a profile"),
     ("sensitivity-unreadable", "sensitivity /proc/self/mem", 1,
      "error: /proc/self/mem: cannot be read (Input/output error); check the file"),
+    ("sensitivity-endless", "sensitivity /dev/zero", 1,
+     "error: /dev/zero: larger than 256 MiB; this is not a profile (check the path)"),
     ("sensitivity-empty", "sensitivity {W}/empty.json", 1,
      "error: {W}/empty.json: invalid JSON at line 1 column 1 (Expecting value)"),
     ("sensitivity-nan", "sensitivity {W}/p_nan.json", 1,
