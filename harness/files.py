@@ -18,6 +18,7 @@ import errno
 import json
 import os
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -155,6 +156,21 @@ def check_output(path: str | Path, *, option: str) -> None:
         ) from None
     os.close(fd)
     os.unlink(tmp)
+
+
+def check_not_input(
+    path: str | Path, *, option: str, inputs: Sequence[tuple[str | Path | None, str]]
+) -> None:
+    """Refuse an output that is one of the command's inputs (`inputs`: (path, what it is))."""
+    target = Path(path)
+    for other, what in inputs:
+        if other is None:
+            continue
+        same = target.resolve() == Path(other).resolve()
+        if same or (target.exists() and Path(other).exists() and target.samefile(other)):
+            raise FileError(
+                f"{option} {path}: is {what} ({other}); write the output to another file"
+            )
 
 
 def write_error(path: str | Path, exc: OSError) -> FileError:

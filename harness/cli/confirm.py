@@ -26,7 +26,7 @@ from harness.abtest.confirm_format import render_markdown
 from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import HeaderError, UsageError
 from harness.execute.invoke import RunOptions
-from harness.files import check_output, read_object
+from harness.files import check_not_input, check_output, read_object
 from harness.jsonio import dumps, write_json_atomic
 from harness.profiles.read import load_profile
 from harness.spaces.load import load_space
@@ -121,6 +121,8 @@ def run(args: argparse.Namespace) -> int:
     """Confirm every change; print the table; write --out; exit 1 if one is rejected."""
     if args.out is not None:
         check_output(args.out, option="--out")
+        inputs = ((args.profile, "the profile"), (args.review, "the review"))
+        check_not_input(args.out, option="--out", inputs=(*inputs, (args.space, "the space")))
     space = load_space(args.space)
     meta = load_profile(args.profile).meta
     if args.review is not None:

@@ -19,7 +19,7 @@ from pathlib import Path
 from generators.header_io import write_header
 from generators.session import open_session, read_holds
 from harness.errors import BenchspaceError, HeaderError
-from harness.files import check_output, read_text
+from harness.files import check_not_input, check_output, read_text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,6 +56,8 @@ def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
     if args.out != "-" and not args.check:
         check_output(args.out, option="--out")
+        inputs = ((args.profile, "the profile"), (args.space, "the space"), (args.hold, "--hold"))
+        check_not_input(args.out, option="--out", inputs=inputs)
     session = open_session(args.profile, space=args.space, header=args.header)
     if session.checked_in is None and args.header:
         raise HeaderError(

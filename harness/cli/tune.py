@@ -14,7 +14,7 @@ from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
 from harness.execute.invoke import RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
-from harness.files import check_output
+from harness.files import check_not_input, check_output
 from harness.plan import Sampler
 from harness.profiles.model import Profile
 from harness.provenance import gpu_info
@@ -145,6 +145,7 @@ def run(args: argparse.Namespace) -> int:
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
     check_output(out, option="--out")  # before hours of sweeping, not after
+    check_not_input(out, option="--out", inputs=((store, "the store"), (space.path, "the space")))
     if not store.is_dir():  # a directory is refused by the store itself
         check_output(store, option="--store")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None

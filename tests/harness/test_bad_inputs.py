@@ -264,6 +264,15 @@ CASES: list[tuple[str, str, int, str]] = [
      + f"{UNWRITABLE}/s.sqlite", 1,
      f"error: --store {UNWRITABLE}/s.sqlite: cannot write in /sys (Permission denied); choose "
      "another --store path or make the folder writable"),
+    ("tune-out-is-the-store",
+     "tune --space {W}/space.json --build-dir {W}/build --out {W}/s.sqlite "
+     "--store {W}/s.sqlite", 1,
+     "error: --out {W}/s.sqlite: is the store ({W}/s.sqlite); write the output to another "
+     "file"),
+    ("tune-out-is-the-space", "tune --space {W}/space.json --build-dir {W}/build "
+     "--out {W}/space.json", 1,
+     "error: --out {W}/space.json: is the space ({W}/space.json); write the output to another "
+     "file"),
     ("tune-unknown-bench", "tune --space {W}/space.json --build-dir {W}/build --bench nosuch", 2,
      "error: --bench: nosuch not in {W}/space.json (benches: fake)"),
     ("tune-space-dir", "tune --space {W}/dir --build-dir {W}/build", 1,
@@ -358,6 +367,9 @@ CASES: list[tuple[str, str, int, str]] = [
      "note: SORT_INSERTION_CUTOFF: sort.cutoff is pre-tuned (on cases 2); every bucket it "
      "decides takes that one winner\n"
      "error: {W}/dir: is a directory; give the path of a header"),
+    ("generate-out-is-the-profile", "generate --profile {W}/p.json --header {H} --out "
+     "{W}/p.json", 1,
+     "error: --out {W}/p.json: is the profile ({W}/p.json); write the output to another file"),
     ("generate-hold-dir", "generate --profile {D} --header {H} --out {W}/o.hh --hold {W}/dir", 1,
      "error: {W}/dir: is a directory; give the path of a confirm output"),
     ("generate-hold-latin1",
@@ -401,6 +413,10 @@ CASES: list[tuple[str, str, int, str]] = [
     ("review-out-under-file",
      "review --profile {D} --header {H} --generated {G}/gen.hh --out {W}/file/r.md", 1,
      "error: --out {W}/file/r.md: {W}/file is not a directory; choose another --out path"),
+    ("review-out-is-the-generated-header",
+     "review --profile {D} --header {H} --generated {W}/h.hh --out {W}/h.hh", 1,
+     "error: --out {W}/h.hh: is the generated header ({W}/h.hh); write the output to another "
+     "file"),
     ("review-profile-inf", "review --profile {W}/p_inf.json --header {H} --generated {G}/gen.hh",
      1, "error: {W}/p_inf.json: $.results[0].measurements[0].samples[1]: Infinity is not a "
      "finite number; a measurement is finite (re-run `benchspace tune --rerun`, or delete the "
@@ -485,6 +501,10 @@ CASES: list[tuple[str, str, int, str]] = [
      "confirm --space {S} --profile {D} --review {G}/review.json --rounds 2 "
      "--store {W}/c.sqlite", 2,
      "error: --rounds 2: a verdict needs at least 5 pairs"),
+    ("confirm-out-is-the-review",
+     "confirm --space {S} --profile {D} --review {W}/review.json --out {W}/review.json", 1,
+     "error: --out {W}/review.json: is the review ({W}/review.json); write the output to "
+     "another file"),
     ("confirm-timeout-nan", "confirm --space {S} --profile {D} --timeout nan", 2,
      "benchspace confirm: error: argument --timeout: 'nan' is not a finite number; write e.g. "
      "60"),
@@ -531,7 +551,7 @@ def _fill(text: str, work: Path, shared: Path) -> str:
     )
 
 
-def _work(tmp_path: Path, install: Callable[..., Path]) -> Path:
+def _work(tmp_path: Path, install: Callable[..., Path], shared: Path) -> Path:
     work = tmp_path / "w"
     (work / "dir").mkdir(parents=True)
     (work / "dir.png").mkdir()
@@ -542,6 +562,8 @@ def _work(tmp_path: Path, install: Callable[..., Path]) -> Path:
         else:
             target.write_text(content, encoding="utf-8")
     shutil.copyfile(CHECKED_IN, work / "h.hh")
+    shutil.copyfile(DEMO, work / "p.json")
+    shutil.copyfile(shared / "review.json", work / "review.json")
     (work / "p_space_dir.json").write_text(_profile(f"space={work / 'dir'}"), encoding="utf-8")
     install(work / "build", "fake_benchmark")
     return work
@@ -572,7 +594,7 @@ def test_bad_input(
 ) -> None:
     if str(UNWRITABLE) in argv and _writable(UNWRITABLE.parent):
         pytest.skip(f"{UNWRITABLE.parent} is writable here")
-    work = _work(tmp_path, installer)
+    work = _work(tmp_path, installer, shared)
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("FAKE_LOG", str(work / "invocations.log"))
     before = _tree(work, shared)
