@@ -9,6 +9,7 @@ from pathlib import Path
 from evaluation import DATA_DIR
 from evaluation.cutlass.batch_index import compiled_kernels, load_index
 from evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
+from evaluation.cutlass.shape_file import parse_shape_sets
 from evaluation.cutlass.space import build_space
 from harness.errors import BenchspaceError, UsageError
 from harness.files import check_output, read_json
@@ -47,6 +48,7 @@ def run(args: argparse.Namespace) -> int:
     check_output(args.out, option="--out")
     check_output(args.kernels_out, option="--kernels-out")
     shapes = read_json(args.shapes, kind="shape-set file")
+    parse_shape_sets(shapes, str(args.shapes))  # a malformed file is refused here, not later
     index = load_index(args.build_dir)
     kernels, spilled = compiled_kernels(index)
     if args.limit is not None:
@@ -61,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         f"# compiled, non-spilling kernels from {args.build_dir}/batches.json "
         f"({spilled} spilling kernels left out)",
     ]
-    write_text_atomic(args.kernels_out, "\n".join(header + kernels) + "\n")
     relative = os.path.relpath(args.kernels_out, args.out.parent)
     space = build_space(
         shapes, relative, len(kernels), budget=args.budget, alpha=args.alpha, seed=args.seed
     )
+    write_text_atomic(args.kernels_out, "\n".join(header + kernels) + "\n")
     write_json_atomic(args.out, space)
     print(
         f"{args.out}: {len(shapes['train'])} training shapes (budget {args.budget}), "
