@@ -63,7 +63,8 @@ def upgrade_v1(doc: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(result, dict):
             continue
         arg_spec = _words(result.get("arg_spec")) or []
-        exe = result.get("exe") if isinstance(result.get("exe"), str) else ""
+        exe = result.get("exe")
+        exe = exe if isinstance(exe, str) else ""
         for key in ("measurements", "per_case_best"):
             rows = result.get(key)
             for row in rows if isinstance(rows, list) else []:
