@@ -98,7 +98,7 @@ def test_validate_reports_every_check_per_bench(
     space = write_space([_bench(row="BM_FAKE")])
     argv = ["tune", "--space", str(space), "--build-dir", str(fake_build), "--validate"]
     assert main(argv) == 0
-    (line, summary) = capsys.readouterr().out.splitlines()
+    (line, _summary) = capsys.readouterr().out.splitlines()
     assert line.startswith("ok       fake: fake_benchmark row 'BM_FAKE<float>'")
     assert line.endswith(
         "; args: not checked (minibench writes as many argK columns as it was given; the "
