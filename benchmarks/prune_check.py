@@ -44,7 +44,7 @@ from harness.plan import count_invocations  # noqa: E402
 from harness.profiles.model import BenchResult, MeasurementRow, Profile  # noqa: E402
 from harness.profiles.read import load_profile  # noqa: E402
 from harness.profiles.scoring import ratio  # noqa: E402
-from harness.space_load import load_space  # noqa: E402
+from harness.spaces.load import load_space  # noqa: E402
 from harness.values import same_key  # noqa: E402
 
 

@@ -12,7 +12,7 @@ from generators.render import Provenance, render_header
 from generators.rules import check_header_rules, incumbent_problems
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
-from harness.space import Space
+from harness.spaces.model import Space
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

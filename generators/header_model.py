@@ -21,7 +21,7 @@ from harness.cxx_types import CxxType, cxx_type, normalise
 from harness.errors import HeaderError, json_path
 from harness.profiles.model import BenchResult, Profile
 from harness.profiles.scoring import geomean, ratio
-from harness.space import (
+from harness.spaces.model import (
     Case,
     HeaderConstant,
     HeaderSource,

@@ -29,7 +29,7 @@ from harness.cxx_types import CxxType, env_text, literal, normalise
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
 from harness.profiles.scoring import geomean
-from harness.space import Case, HeaderConstant, HeaderSource, Space, deciding_source
+from harness.spaces.model import Case, HeaderConstant, HeaderSource, Space, deciding_source
 from harness.values import Value
 
 FLAGS: dict[str, str] = {

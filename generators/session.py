@@ -26,8 +26,8 @@ from harness.errors import HeaderError
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
 from harness.review_doc import review_changes
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.values import Value
 
 

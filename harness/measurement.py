@@ -9,8 +9,12 @@ from typing import Literal
 
 from harness.values import Value as Value  # re-exported: many readers name it here
 
-Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing"]
-STATUSES: tuple[Status, ...] = ("ok", "failed", "crashed", "timeout", "parse_error", "missing")
+Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable"]
+STATUSES: tuple[Status, ...] = (
+    "ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable",
+)  # fmt: skip
+"""``unavailable``: the executable could not be started (absent, not executable, fork failed):
+not the configuration's fault, so never a cache hit."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

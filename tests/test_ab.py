@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.ab import (
+from harness.abtest.ab import (
     ABOptions,
     Side,
     exe_invocation,
@@ -22,7 +22,7 @@ from harness.ab import (
     run_ab,
     with_side,
 )
-from harness.abstats import (
+from harness.abtest.stats import (
     check_samples,
     compare,
     look_confidence,
@@ -35,7 +35,7 @@ from harness.abstats import (
 )
 from harness.cli import main
 from harness.errors import BenchspaceError, UsageError
-from harness.invoke import Invocation, RunOptions
+from harness.execute.invoke import Invocation, RunOptions
 from harness.store import Store
 
 FAKE_AB = Path(__file__).parent / "fakes" / "fake_ab.py"

@@ -11,20 +11,20 @@ from typing import Any
 import pytest
 
 from generators.port import accepted_constants
-from harness.ab import ABResult, Side, case_params
-from harness.abstats import compare
-from harness.cli import main
-from harness.confirm import (
+from harness.abtest.ab import ABResult, Side, case_params
+from harness.abtest.confirm import (
     Run,
     Target,
     judge,
     parse_changes,
     plan_targets,
 )
+from harness.abtest.stats import compare
+from harness.cli import main
 from harness.errors import HeaderError
-from harness.invoke import Invocation
-from harness.space import Consumer, Space
-from harness.space_load import load_space
+from harness.execute.invoke import Invocation
+from harness.spaces.load import load_space
+from harness.spaces.model import Consumer, Space
 
 FAKE_AB = Path(__file__).parent / "fakes" / "fake_ab.py"
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 
 from harness.cli import main
-from harness.describe import Description, args_check, parse_description, rows_check
-from harness.readers import Row
-from harness.space_load import parse_space
+from harness.execute.describe import Description, args_check, parse_description, rows_check
+from harness.execute.readers import Row
+from harness.spaces.load import parse_space
 
 
 def _bench(**over: Any) -> dict[str, Any]:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
-from harness.space import bench_invocations
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import bench_invocations
 
 FIXTURES = Path(__file__).parent / "data" / "spaces"
 

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness import process
-from harness.executor import LocalExecutor
-from harness.invoke import Invocation
-from harness.process import Process, run_process
+from harness.execute import process
+from harness.execute.executor import LocalExecutor
+from harness.execute.invoke import Invocation
+from harness.execute.process import Process, run_process
 
 
 def _inv(tmp_path: Path, script: str, *, timeout_s: float = 30.0, index: int = 0) -> Invocation:
@@ -94,7 +94,7 @@ def test_missing_and_unstartable(tmp_path: Path) -> None:
     bad = tmp_path / "not_executable"
     bad.write_text("no shebang, no x bit")
     failed = run_process(replace(inv, exe_path=bad)).measurement
-    assert failed.status == "failed" and failed.error.startswith("cannot start:")
+    assert failed.status == "unavailable" and failed.error.startswith("cannot start:")
 
 
 def test_discard_kills_a_started_process_and_cleans_up(tmp_path: Path) -> None:

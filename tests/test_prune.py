@@ -16,8 +16,8 @@ from harness.cli import main
 from harness.errors import SpaceError
 from harness.plan import count_invocations
 from harness.profiles.read import load_profile, parse_profile
-from harness.space import Space
-from harness.space_load import load_space, parse_space
+from harness.spaces.load import load_space, parse_space
+from harness.spaces.model import Space
 
 PROFILES = Path(__file__).parent / "data" / "profiles"
 CRAFTED = PROFILES / "sensitivity_crafted.json"

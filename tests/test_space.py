@@ -10,7 +10,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from harness.errors import SpaceError
-from harness.space import (
+from harness.spaces.load import load_space, parse_space
+from harness.spaces.model import (
     DEFAULT_BUCKETS,
     ArgItem,
     Bench,
@@ -20,8 +21,7 @@ from harness.space import (
     count_with_repeats,
     union_values,
 )
-from harness.space_load import load_space, parse_space
-from harness.space_schema import space_schema
+from harness.spaces.schema import space_schema
 from harness.values import render_value
 
 SPACES = Path(__file__).parent / "data" / "spaces"

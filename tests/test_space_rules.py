@@ -8,7 +8,7 @@ import pytest
 
 from harness.cxx_types import value_fits
 from harness.errors import SpaceError
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 INVALID = Path(__file__).parent / "data" / "spaces" / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.json"))

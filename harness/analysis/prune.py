@@ -27,8 +27,8 @@ from harness.analysis.sensitivity_report import BenchReport, ParamReport, Sensit
 from harness.errors import SpaceError
 from harness.measurement import Value
 from harness.plan import ParamValue, count_invocations
-from harness.space import Bench, Space, bucket_of
-from harness.space_load import parse_space
+from harness.spaces.load import parse_space
+from harness.spaces.model import Bench, Space, bucket_of
 from harness.values import same_key
 
 Incumbents = Mapping[tuple[str, str], Mapping[int, Value]]

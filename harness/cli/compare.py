@@ -17,8 +17,8 @@ from harness.analysis.compare_format import render_compare
 from harness.errors import BenchspaceError
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.values import Value
 
 

@@ -14,8 +14,8 @@ from generators.header_parse import parse_header
 from generators.review import review_header
 from generators.review_format import review_document
 from generators.session import open_session
-from harness.ab import ABOptions, ABResult
-from harness.confirm import (
+from harness.abtest.ab import ABOptions, ABResult
+from harness.abtest.confirm import (
     ProposedChange,
     Target,
     confirm_changes,
@@ -23,13 +23,13 @@ from harness.confirm import (
     exit_code,
     parse_changes,
 )
-from harness.confirm_format import render_markdown
+from harness.abtest.confirm_format import render_markdown
 from harness.errors import HeaderError, UsageError
-from harness.invoke import RunOptions
+from harness.execute.invoke import RunOptions
 from harness.jsonio import dumps, write_json_atomic
 from harness.profiles.read import load_profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.store import Store
 
 

@@ -22,8 +22,8 @@ from harness.errors import HeaderError, ProfileError, UsageError
 from harness.jsonio import dumps, write_text_atomic
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -9,15 +9,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
-from harness.executor import DaskExecutor, Executor, LocalExecutor
-from harness.invoke import RunOptions
+from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.invoke import RunOptions
+from harness.execute.probe import probe_bench
+from harness.execute.progress import Progress
 from harness.plan import Sampler
-from harness.probe import probe_bench
 from harness.profiles.model import Profile
-from harness.progress import Progress
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
 from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]

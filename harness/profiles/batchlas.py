@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.space import ArgItem
+from harness.spaces.model import ArgItem
 from harness.values import ParamValue, Value, parse_value
 
 

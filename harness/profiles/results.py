@@ -28,7 +28,7 @@ from harness.profiles.scoring import (
     score_configs,
     top_scores,
 )
-from harness.space import Bench
+from harness.spaces.model import Bench
 
 
 def measurement_row(bench: Bench, agg: Aggregate) -> MeasurementRow:

@@ -5,18 +5,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
-from harness.batch import make_batches
-from harness.executor import Executor, Job
-from harness.invoke import Invocation
+from harness.execute.batch import make_batches
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor, Job
+from harness.execute.invoke import Invocation
+from harness.execute.process import current_binary
+from harness.execute.progress import Progress
 from harness.measurement import Measurement
-from harness.progress import Progress
-from harness.space import Bench
+from harness.spaces.model import Bench
 from harness.store import Store
 
 
 @dataclass(frozen=True, kw_only=True)
 class Batching:
-    """How a bench's configurations share processes (see harness/batch.py)."""
+    """How a bench's configurations share processes (see harness/execute/batch.py)."""
 
     param: str
     size: int
@@ -45,6 +47,7 @@ class Sweep:
         self.rerun = rerun
         self.executed = 0
         self.cached = 0
+        self.exe_changes: list[dict[str, str]] = []
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
@@ -58,8 +61,11 @@ class Sweep:
         results: dict[str, Measurement] = {}
         queued: set[str] = set()
 
+        asked: dict[tuple[object, ...], str] = {}  # a rebuilt binary runs under a new key
+
         def todo() -> Iterator[Invocation]:
-            for inv in invocations:
+            for planned in invocations:
+                inv = current_binary(planned)
                 seen.append(inv)
                 key = inv.cache_key
                 if key in results or key in queued:
@@ -71,6 +77,7 @@ class Sweep:
                     self.progress.advance(hit, cached=True)
                 else:
                     queued.add(key)
+                    asked[_config_of(inv)] = key
                     yield inv
 
         jobs: Iterable[Job] = todo()
@@ -81,7 +88,10 @@ class Sweep:
         for ms in self.executor.run(jobs):
             for m in ms:
                 self.store.add(m)
-                results[m.cache_key] = m
+                results[asked.get(_config_of(m), m.cache_key)] = m
+                for change in take_changes():
+                    self.progress.note(change.line())
+                    self.exe_changes.append(change.as_dict())
                 self.executed += 1
                 self.progress.set_label(f"{m.bench} case {m.case_index}")
                 if not m.ok:
@@ -94,6 +104,10 @@ class Sweep:
         return [
             _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
         ]
+
+
+def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
+    return (x.bench, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat)
 
 
 def _as_phase(m: Measurement, phase: str) -> Measurement:

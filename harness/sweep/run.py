@@ -16,14 +16,16 @@ from typing import Any
 
 from harness import provenance
 from harness.errors import BenchspaceError
-from harness.executor import Executor
-from harness.invoke import (
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor
+from harness.execute.invoke import (
     Invocation,
     RunOptions,
     build_invocation,
     resolve_executable,
     sha256_file,
 )
+from harness.execute.progress import Progress
 from harness.measurement import Measurement, RepeatSummary
 from harness.plan import (
     Config,
@@ -47,8 +49,7 @@ from harness.profiles.model import (
 from harness.profiles.results import bench_result, build_profile
 from harness.profiles.scoring import aggregate, score_configs, winner
 from harness.profiles.write import write_profile
-from harness.progress import Progress
-from harness.space import Bench, Space, bench_invocations
+from harness.spaces.model import Bench, Space, bench_invocations
 from harness.store import Store
 from harness.sweep.cache import Sweep, batching_of
 
@@ -305,7 +306,8 @@ def tune(
     # The whole sweep's size is known before it starts (pre-tune winners change which
     # configurations run, not how many), so the ETA covers every bench from the first line.
     progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
-    with Store(options.store) as store:
+    take_changes()  # only changes seen during this sweep are reported
+    with Store(options.store, lock=True, on_wait=progress.note) as store:
         sweep = Sweep(store, executor, progress, rerun=options.rerun)
         for bench in benches:
             result, state = tune_bench(bench, sweep, options)
@@ -318,8 +320,9 @@ def tune(
             if result.exe_sha256:
                 executables[bench.exe] = result.exe_sha256
             results.append(result)
-            write_profile(options.out, build_profile(_with_executables(meta, executables), results))
-        profile = build_profile(_with_executables(meta, executables), results)
+            meta_now = _with_executables(meta, executables, sweep.exe_changes)
+            write_profile(options.out, build_profile(meta_now, results))
+        profile = build_profile(_with_executables(meta, executables, sweep.exe_changes), results)
         if not results:  # nothing was swept: still write the (empty) profile
             write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
@@ -334,7 +337,13 @@ def tune(
     )
 
 
-def _with_executables(meta: ProfileMeta, executables: Mapping[str, str]) -> ProfileMeta:
-    """The meta block with the hashes of the executables swept so far."""
+def _with_executables(
+    meta: ProfileMeta, executables: Mapping[str, str], changes: Sequence[Mapping[str, str]] = ()
+) -> ProfileMeta:
+    """The meta block with the hashes of the executables swept so far, and the executables
+    that changed during the sweep (``executable_changes``, only when one did)."""
     assert meta.provenance is not None
-    return replace(meta, provenance=replace(meta.provenance, executables=dict(executables)))
+    prov = replace(meta.provenance, executables=dict(executables))
+    if changes:
+        prov = replace(prov, other={**prov.other, "executable_changes": list(changes)})
+    return replace(meta, provenance=prov)

@@ -14,8 +14,8 @@ from header_helpers import DATA, PROFILES, SPACES
 from generators.header_parse import ParsedHeader, parse_header
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 
 @pytest.fixture(scope="session")

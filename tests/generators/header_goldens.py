@@ -15,7 +15,7 @@ from generators.header_io import write_header
 from generators.render import Provenance
 from harness import __version__
 from harness.profiles.read import load_profile
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"

@@ -19,8 +19,8 @@ from generators.generate import generate_header
 from generators.render import Provenance
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))

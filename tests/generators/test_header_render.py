@@ -15,7 +15,7 @@ from generators.header_model import choose_header
 from generators.render import Provenance, environment, render_header
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
-from harness.space import Space
+from harness.spaces.model import Space
 
 PROVENANCE = Provenance(
     benchspace_version="9.9.9", profile_sha256="a" * 64, space_path="s.json", space_sha256="b" * 64

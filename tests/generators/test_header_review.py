@@ -14,7 +14,7 @@ from generators.review_format import render_review, review_document
 from harness.errors import HeaderError
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile, parse_profile
-from harness.space import Space
+from harness.spaces.model import Space
 
 
 def golden(name: str) -> ParsedHeader:

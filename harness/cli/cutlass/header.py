@@ -12,7 +12,7 @@ from evaluation.deploy.kernel_header import (
 )
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.jsonio import write_text_atomic
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

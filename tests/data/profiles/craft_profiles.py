@@ -30,8 +30,8 @@ from harness.profiles.model import (
 from harness.profiles.results import bench_result, build_profile
 from harness.profiles.scoring import better
 from harness.profiles.write import profile_data, result_data
-from harness.space import Bench, Case, Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
 
 ROOT = Path(__file__).resolve().parents[3]
 SPACES = ROOT / "tests" / "generators" / "spaces"

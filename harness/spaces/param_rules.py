@@ -1,6 +1,6 @@
 """Space rules about a bench's parameters: arguments, env, cases, pre_tune phases and grids.
 
-Each rule returns ``"$.path: what is wrong; what to do"`` lines (see `harness.space_rules`).
+Each rule returns ``"$.path: what is wrong; what to do"`` lines (see `harness.spaces.rules`).
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from harness.errors import json_path
-from harness.space import Bench, Space, template_fields
-from harness.space_schema import did_you_mean, show
+from harness.spaces.model import Bench, Space, template_fields
+from harness.spaces.schema import did_you_mean, show
 from harness.values import Value, kind_of, same_key
 
 

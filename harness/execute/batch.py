@@ -15,10 +15,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from harness.errors import BenchspaceError
-from harness.invoke import Invocation
+from harness.execute.invoke import Invocation
+from harness.execute.metric_check import check_time
+from harness.execute.process import run_process
+from harness.execute.readers import Row, metric_of, read_output
 from harness.measurement import Measurement, Status
-from harness.process import run_process
-from harness.readers import Row, metric_of, read_output
 from harness.values import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
@@ -60,6 +61,9 @@ def _row_measurement(member: Invocation, done: Measurement, row: Row) -> Measure
         return replace(done, status=kind, row=row.name, error=f"row status {status}")
     try:
         value, spread = metric_of(row, member.metric, source=source)
+        check_time(
+            value, metric=member.metric, direction=member.direction, row=row.name, source=source
+        )
     except BenchspaceError as exc:
         return replace(done, status="parse_error", row=row.name, error=str(exc))
     extra: dict[str, float | str] = {k: v for k, v in row.fields.items() if k != member.metric}
@@ -78,6 +82,8 @@ def execute_batch(batch: Batch) -> list[Measurement]:
         )
         result = run_process(lead)
         done = result.measurement
+        if done.exe_sha256 != lead.exe_sha256:  # rebuilt: every member ran the new binary
+            remaining = [replace(m, exe_sha256=done.exe_sha256) for m in remaining]
         rows: dict[str, Row] = {}
         if result.text.strip():
             try:

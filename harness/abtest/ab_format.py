@@ -6,8 +6,8 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from harness.ab import ABResult, Side, format_env
-from harness.abstats import Comparison
+from harness.abtest.ab import ABResult, Side, format_env
+from harness.abtest.stats import Comparison
 from harness.jsonio import dumps
 
 AB_FORMAT = "benchspace-ab"

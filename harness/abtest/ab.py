@@ -3,9 +3,10 @@
 Each pair runs A and B back to back in an order drawn per pair from a seeded generator, so
 slow drift of the machine (clocks, thermals, other load) lands on both sides alike. After a
 minimum number of pairs, and then at doubling pair counts, the ratio B/A of the medians is
-checked (see `harness.abstats`); the run stops at the first look that decides (interval clear of
-1 by the margin, rank test agreeing), or when the pair or time budget is spent. A failed run
-is an error, not a sample. Every attempt, warm-ups included, can be recorded in a store.
+checked (see `harness.abtest.stats`); the run stops at the first look that decides
+(interval clear of 1 by the margin, rank test agreeing), or when the pair or time budget is
+spent. A failed run is an error, not a sample. Every attempt, warm-ups included, can be
+recorded in a store.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from harness.abstats import (
+from harness.abtest.stats import (
     MIN_PAIRS,
     RESAMPLES,
     Comparison,
@@ -31,17 +32,17 @@ from harness.abstats import (
     noise_warning,
 )
 from harness.errors import BenchspaceError, UsageError
-from harness.invoke import (
+from harness.execute.invoke import (
     Invocation,
     RunOptions,
     build_invocation,
     resolve_executable,
     sha256_file,
 )
+from harness.execute.process import run_invocation
 from harness.measurement import Measurement
 from harness.plan import ParamValue, Task, make_config
-from harness.process import run_invocation
-from harness.space import Bench, Case
+from harness.spaces.model import Bench, Case
 
 Env = Mapping[str, str | None]
 Stop = Literal["decided", "rounds", "time"]

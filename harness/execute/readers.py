@@ -87,9 +87,22 @@ def _spreads(fields: Mapping[str, float | str]) -> dict[str, float]:
     return out
 
 
-def _csv_records(text: str) -> list[list[str]]:
-    records = csv.reader(io.StringIO(text.lstrip("\ufeff")))
-    return [r for r in records if any(c.strip() for c in r)]
+def _terminal_lines(text: str) -> str:
+    """The text as a terminal shows it: after a ``\\r`` (a progress update) a line starts over."""
+    if "\r" not in text:
+        return text
+    return "\n".join(ln.rpartition("\r")[2] for ln in text.replace("\r\n", "\n").split("\n"))
+
+
+def _csv_records(text: str, source: str) -> list[list[str]]:
+    records = csv.reader(io.StringIO(_terminal_lines(text.lstrip("\ufeff"))))
+    try:
+        return [r for r in records if any(c.strip() for c in r)]
+    except csv.Error as exc:
+        raise ReaderError(
+            f"{source}: not a readable CSV table (line {records.line_num}: {exc}); the "
+            "benchmark's output is malformed"
+        ) from None
 
 
 def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
@@ -100,7 +113,7 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
     relative spread of the iteration times (``stddev_ms / avg_ms``), exact for per-time metrics
     and first-order for rates. A repeated column name keeps its first value.
     """
-    records = _csv_records(text)
+    records = _csv_records(text, source)
     if not records:
         return []
     header = [h.strip() for h in records[0]]
@@ -138,7 +151,7 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
 
 def read_csv(text: str, *, source: str = "output") -> list[Row]:
     """Any CSV with a header row; the row name is the ``name`` column, else the first column."""
-    records = _csv_records(text)
+    records = _csv_records(text, source)
     if not records:
         return []
     header = [h.strip() for h in records[0]]
@@ -290,7 +303,18 @@ def read_regex(text: str, pattern: str, *, source: str = "output") -> list[Row]:
 def read_output(
     reader: str, text: str, *, pattern: str | None = None, source: str = "output"
 ) -> list[Row]:
-    """Parse `text` with the named reader; `source` names the output in errors."""
+    """Parse `text` with the named reader; `source` names the output in errors. Whatever the
+    text, the only exception is a ReaderError (unparsable output is the benchmark's fault)."""
+    try:
+        return _read_output(reader, text, pattern=pattern, source=source)
+    except (ValueError, OverflowError, RecursionError, MemoryError) as exc:
+        raise ReaderError(
+            f"{source}: the output cannot be read ({type(exc).__name__}: {exc}); the "
+            "benchmark's output is malformed"
+        ) from None
+
+
+def _read_output(reader: str, text: str, *, pattern: str | None, source: str) -> list[Row]:
     if reader == "minibench-csv":
         return read_minibench_csv(text, source=source)
     if reader == "gbench-json":

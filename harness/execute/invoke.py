@@ -1,7 +1,7 @@
 """Invocation: turn a planned task into an argv + environment (pure).
 
 An Invocation is everything needed to run one attempt and to recognise it in the store (its
-cache key); ``harness.process`` runs it.
+cache key); ``harness.execute.process`` runs it.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from harness.execute.exe_identity import current_sha256
 from harness.plan import ParamValue, Task
-from harness.space import Bench, Case
+from harness.spaces.model import Bench, Case
 
 OUT_PLACEHOLDER = "{out}"
 BUILD_PLACEHOLDER = "{build_dir}"
@@ -69,6 +70,8 @@ class Invocation:
     """Environment that is not part of the configuration (e.g. device pinning)."""
     build_dir: str = ""
     """Absolute build directory, for ``{build_dir}`` in flags."""
+    direction: str = "min"
+    """The bench's direction (a time under ``min`` must be positive and finite)."""
 
     @cached_property
     def cache_key(self) -> str:
@@ -90,20 +93,10 @@ def resolve_executable(exe: str, build_dir: Path) -> Path | None:
     return None
 
 
-_HASH_CACHE: dict[tuple[str, int, int], str] = {}
-
-
 def sha256_file(path: Path) -> str:
-    """sha256 of a file, cached on (path, mtime, size) so a rebuilt file is re-hashed."""
-    st = path.stat()
-    key = (str(path.resolve()), st.st_mtime_ns, st.st_size)
-    if key not in _HASH_CACHE:
-        digest = hashlib.sha256()
-        with path.open("rb") as fh:
-            for chunk in iter(lambda: fh.read(1 << 20), b""):
-                digest.update(chunk)
-        _HASH_CACHE[key] = digest.hexdigest()
-    return _HASH_CACHE[key]
+    """sha256 of a file; a stat that matches the last one seen answers without re-reading
+    (see ``harness.execute.exe_identity``), so a rebuilt file is re-hashed."""
+    return current_sha256(path)
 
 
 def reader_flags(bench: Bench, options: RunOptions) -> list[str]:
@@ -179,4 +172,5 @@ def build_invocation(
         repeat=repeat,
         host=options.host,
         device=options.device,
+        direction=bench.direction,
     )

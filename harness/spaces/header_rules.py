@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from harness.cxx_types import INT_RANGES, value_fits
 from harness.errors import json_path
-from harness.space import Bench, HeaderSpec, Space
-from harness.space_schema import did_you_mean, show
+from harness.spaces.model import Bench, HeaderSpec, Space
+from harness.spaces.schema import did_you_mean, show
 
 
 def header_problems(header: HeaderSpec, space: Space) -> list[str]:

@@ -1,6 +1,6 @@
 """Space files (format 1): the frozen model, header buckets and invocation counts.
 
-Records only: `harness.space_load` reads a file, checks it and builds these.
+Records only: `harness.spaces.load` reads a file, checks it and builds these.
 """
 
 from __future__ import annotations

@@ -14,11 +14,11 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Protocol
 
-from harness.batch import Batch, execute_batch
 from harness.errors import UsageError
-from harness.invoke import Invocation
+from harness.execute.batch import Batch, execute_batch
+from harness.execute.invoke import Invocation
+from harness.execute.process import Process, outcome_of, run_invocation
 from harness.measurement import Measurement
-from harness.process import Process, outcome_of, run_invocation
 
 Job = Invocation | Batch
 """One process to run: a single invocation, or a batch of configurations."""
@@ -128,7 +128,7 @@ class LocalExecutor:
 
 
 class _Single:
-    """One invocation as pipeline steps (see ``harness.process.Process``)."""
+    """One invocation as pipeline steps (see ``harness.execute.process.Process``)."""
 
     def __init__(self, inv: Invocation) -> None:
         self.inv = inv

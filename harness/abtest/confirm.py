@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from harness.ab import (
+from harness.abtest.ab import (
     ABOptions,
     ABResult,
     Side,
@@ -24,12 +24,12 @@ from harness.ab import (
     run_ab,
     with_side,
 )
-from harness.ab_format import comparison_record
+from harness.abtest.ab_format import comparison_record
 from harness.errors import BenchspaceError, HeaderError, json_path
-from harness.invoke import Invocation, RunOptions
+from harness.execute.invoke import Invocation, RunOptions
 from harness.measurement import Measurement
 from harness.review_doc import review_changes
-from harness.space import Bench, Consumer, Space
+from harness.spaces.model import Bench, Consumer, Space
 from harness.values import Value
 
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]

@@ -6,7 +6,7 @@ process group. Every way it can end is a Measurement with a status; nothing esca
 exception.
 
 The four steps are separate so that a serial sweep can do everything but starting and
-waiting while the next benchmark runs (``harness.executor``): the temporary directory and
+waiting while the next benchmark runs (``harness.execute.executor``): the temporary directory and
 output files of the next process are made, and the last one's output read and parsed, in
 time the harness would otherwise spend waiting.
 """
@@ -14,29 +14,39 @@ time the harness would otherwise spend waiting.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
-import itertools
 import math
 import os
 import select
-import shutil
-import signal
 import subprocess
-import tempfile
 import time
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from pathlib import Path
 
 from harness.errors import BenchspaceError, ReaderError
-from harness.invoke import (
+from harness.execute import reaper
+from harness.execute.exe_identity import current_sha256
+from harness.execute.invoke import (
     BUILD_PLACEHOLDER,
     OUT_PLACEHOLDER,
     OUTPUT_FILES,
-    TAIL_CHARS,
     Invocation,
 )
+from harness.execute.metric_check import check_time
+from harness.execute.readers import Row, metric_of, read_output, select_row
+from harness.execute.scratch import (
+    MAX_OUTPUT_BYTES,
+    TooLarge,
+    make_scratch_dir,
+    output_file,
+    read_fd,
+    read_path,
+    remove_scratch_dir,
+    tail_fd,
+)
 from harness.measurement import Measurement, Status
-from harness.readers import Row, metric_of, read_output, select_row
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,78 +63,6 @@ class ProcessResult:
 
     measurement: Measurement
     text: str
-
-
-def scratch_root() -> str | None:
-    """Where per-invocation temporary directories go: $BENCHSPACE_TMPDIR, else a RAM-backed
-    /dev/shm where there is one (directory creation and removal cost milliseconds on some
-    disks, as much as a small benchmark), else the system default."""
-    chosen = os.environ.get("BENCHSPACE_TMPDIR")
-    if chosen:
-        return chosen
-    if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK):
-        return "/dev/shm"
-    return None
-
-
-_SCRATCH_IDS = itertools.count()
-
-
-def _make_scratch_dir() -> str:
-    """A fresh, empty working directory for one invocation (cheaper than tempfile's: one
-    mkdir with a name unique to this process, no random retries)."""
-    root = scratch_root() or tempfile.gettempdir()
-    path = os.path.join(root, f"benchspace-{os.getpid()}-{next(_SCRATCH_IDS)}")
-    os.mkdir(path, 0o700)
-    return path
-
-
-def _remove_scratch_dir(path: str, known: str) -> None:
-    """Remove a scratch directory: the reader's output file and an rmdir when the benchmark
-    left nothing else (the common case), else the whole tree."""
-    with contextlib.suppress(OSError):
-        os.unlink(known)
-    try:
-        os.rmdir(path)
-    except OSError:
-        shutil.rmtree(path, ignore_errors=True)
-
-
-def _output_file(scratch: str, name: str) -> int:
-    """An unnamed file for a stream of the process (nothing appears in its directory)."""
-    if hasattr(os, "memfd_create"):
-        return os.memfd_create(f"benchspace-{name}", os.MFD_CLOEXEC)
-    path = os.path.join(scratch, f".benchspace-{name}")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
-    os.unlink(path)
-    return fd
-
-
-def _read_fd(fd: int) -> bytes:
-    size = os.fstat(fd).st_size
-    chunks, offset = [], 0
-    while offset < size:
-        chunk = os.pread(fd, size - offset, offset)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        offset += len(chunk)
-    return b"".join(chunks)
-
-
-def _read_path(path: str) -> bytes:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return b""
-    try:
-        return _read_fd(fd)
-    finally:
-        os.close(fd)
-
-
-def _tail(data: bytes) -> str:
-    return data[-4 * TAIL_CHARS :].decode("utf-8", "replace")[-TAIL_CHARS:] if data else ""
 
 
 def _child_env(inv: Invocation) -> dict[str, str] | None:
@@ -173,9 +111,15 @@ def _devnull() -> int:
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
 
-def _kill_group(pid: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pid, signal.SIGKILL)
+_kill_group = reaper.kill_group
+
+
+def crash_message(signum: int) -> str:
+    """``killed by SIGSEGV``; a real-time or unnamed signal with its number too: ``killed by
+    SIGRTMIN+3 (signal 37)`` (the number is always in the row's ``returncode``, negated)."""
+    name = reaper.signal_name(signum)
+    plain = name.startswith("SIG") and not name.startswith("SIGRT")
+    return f"killed by {name}" if plain else f"killed by {name} (signal {signum})"
 
 
 class Process:
@@ -197,9 +141,9 @@ class Process:
         self._argv: list[str] = []
         if inv.exe_path is None:
             return
-        self._scratch = _make_scratch_dir()
+        self._scratch = make_scratch_dir()
         self._out_path = os.path.join(self._scratch, OUTPUT_FILES.get(inv.reader, "out.txt"))
-        self._fds = (_output_file(self._scratch, "stdout"), _output_file(self._scratch, "stderr"))
+        self._fds = (output_file(self._scratch, "stdout"), output_file(self._scratch, "stderr"))
         self._argv = [str(inv.exe_path)]
         self._argv += [
             a.replace(OUT_PLACEHOLDER, self._out_path).replace(BUILD_PLACEHOLDER, inv.build_dir)
@@ -212,19 +156,36 @@ class Process:
         self.started_at = datetime.now(UTC).isoformat(timespec="seconds")
         if self._fds is None:
             return
-        self._t0 = time.perf_counter()
+        inv = self.inv
         try:
-            self.proc = subprocess.Popen(
-                self._argv,
-                cwd=self._scratch,
-                env=self._env,
-                stdin=_devnull(),
-                stdout=self._fds[0],
-                stderr=self._fds[1],
-                start_new_session=True,
-            )
+            path = _checked(inv)
+            if path is not None:
+                # The binary that runs is the one the row names (it may have been rebuilt).
+                sha = current_sha256(path)
+                if sha != inv.exe_sha256:
+                    self.inv = inv = replace(inv, exe_sha256=sha)
+            self._t0 = time.perf_counter()
+            self.proc = reaper.spawn(self._popen)
         except OSError as exc:
-            self.error = f"cannot start: {exc}"
+            code = errno.errorcode.get(exc.errno or 0, "?")
+            self.error = (
+                f"cannot start: {inv.exe_path}: {exc.strerror or exc} ({code}); not cached: "
+                "the next sweep runs it again"
+            )
+        except reaper.Stopping:
+            self.error = f"cannot start: {inv.exe_path}: benchspace is stopping"
+
+    def _popen(self) -> subprocess.Popen[bytes]:
+        assert self._fds is not None
+        return subprocess.Popen(
+            self._argv,
+            cwd=self._scratch,
+            env=self._env,
+            stdin=_devnull(),
+            stdout=self._fds[0],
+            stderr=self._fds[1],
+            start_new_session=True,
+        )
 
     def wait(self) -> None:
         """Wait for the process (the timeout counts from ``start``), killing its group on
@@ -238,6 +199,7 @@ class Process:
         _kill_group(proc.pid)
         if not self.finished:
             proc.wait()
+        reaper.release(proc.pid)
 
     def collect(self) -> ProcessResult:
         """Read what the process wrote, clean up, and say how it ended."""
@@ -245,39 +207,57 @@ class Process:
         if self._fds is None:
             failed = self._measurement("missing", f"executable {inv.exe} not found")
             return ProcessResult(measurement=failed, text="")
+        proc = self.proc
+        out_file = inv.reader in OUTPUT_FILES or any(OUT_PLACEHOLDER in a for a in inv.argv)
+        text, too_large = "", ""
         try:
-            stdout, stderr = _read_fd(self._fds[0]), _read_fd(self._fds[1])
-            out_file = inv.reader in OUTPUT_FILES or any(OUT_PLACEHOLDER in a for a in inv.argv)
-            output = _read_path(self._out_path) if out_file and self.proc is not None else b""
+            stdout_tail, stderr_tail = tail_fd(self._fds[0]), tail_fd(self._fds[1])
+            if proc is not None:
+                try:
+                    text = self._text(out_file)
+                except TooLarge as exc:
+                    too_large = (
+                        f"the output is {exc.size} bytes, more than the {MAX_OUTPUT_BYTES} a "
+                        "reader takes; make the benchmark print less"
+                    )
         finally:
             self.discard()
-        proc = self.proc
         if proc is None:
-            return ProcessResult(measurement=self._measurement("failed", self.error), text="")
-        if out_file:
-            text = output.decode("utf-8", "replace")
-        elif inv.reader == "regex":
-            text = stdout.decode("utf-8", "replace") + "\n" + stderr.decode("utf-8", "replace")
-        else:
-            text = stdout.decode("utf-8", "replace")
+            # Cannot start (ENOENT, EACCES, fork failure, a rebuild in progress): not the
+            # configuration's fault, so not cached; the next sweep runs it again.
+            done = self._measurement("unavailable", self.error)
+            return ProcessResult(measurement=done, text="")
         code = proc.returncode
         status: Status = "ok"
         error = ""
         if not self.finished:
             status, error = "timeout", f"no result after {inv.timeout_s:g} s; process group killed"
         elif code < 0:
-            status, error = "crashed", f"killed by {signal.Signals(-code).name}"
+            status, error = "crashed", crash_message(-code)
         elif code > 0:
             status, error = "failed", f"exit status {code}"
+        elif too_large:
+            where = f"{inv.exe} (bench {inv.bench}, case {inv.case_index})"
+            status, error = "parse_error", f"{where}: {too_large}"
         done = self._measurement(
             status,
             error,
-            stdout_tail=_tail(stdout),
-            stderr_tail=_tail(stderr),
+            stdout_tail=stdout_tail,
+            stderr_tail=stderr_tail,
             duration_s=self.duration_s,
             returncode=code if self.finished else None,
         )
         return ProcessResult(measurement=done, text=text)
+
+    def _text(self, out_file: bool) -> str:
+        """What the reader reads: the output file, stdout and stderr (regex), or stdout."""
+        assert self._fds is not None
+        if out_file:
+            return read_path(self._out_path).decode("utf-8", "replace")
+        stdout = read_fd(self._fds[0]).decode("utf-8", "replace")
+        if self.inv.reader == "regex":
+            return stdout + "\n" + read_fd(self._fds[1]).decode("utf-8", "replace")
+        return stdout
 
     def discard(self) -> None:
         """Kill the process if it still runs, close the output files and remove the
@@ -285,12 +265,15 @@ class Process:
         if self.proc is not None and self.proc.returncode is None:
             _kill_group(self.proc.pid)
             self.proc.wait()
+            reaper.release(self.proc.pid)
         if self._fds is not None:
+            if self.proc is not None:
+                reaper.reap_orphans_soon()
             for fd in self._fds:
                 with contextlib.suppress(OSError):
                     os.close(fd)
             self._fds = None
-            _remove_scratch_dir(self._scratch, self._out_path)
+            remove_scratch_dir(self._scratch, self._out_path)
 
     def _measurement(
         self,
@@ -326,6 +309,25 @@ class Process:
         )
 
 
+def _checked(inv: Invocation) -> Path | None:
+    """The executable when the invocation names it by a sha256 (a probe's or a test's may
+    not: those are not checked)."""
+    return inv.exe_path if len(inv.exe_sha256) == 64 else None
+
+
+def current_binary(inv: Invocation) -> Invocation:
+    """The invocation under the sha of its executable now (itself when unchanged, unhashed
+    or unreadable: starting it will say why)."""
+    path = _checked(inv)
+    if path is None:
+        return inv
+    try:
+        sha = current_sha256(path)
+    except OSError:
+        return inv
+    return inv if sha == inv.exe_sha256 else replace(inv, exe_sha256=sha)
+
+
 def run_process(inv: Invocation) -> ProcessResult:
     """Start the process, wait (with the timeout), and collect its output whatever happened."""
     process = Process(inv)
@@ -357,9 +359,10 @@ def read_measurement(inv: Invocation, done: Measurement, text: str) -> Outcome:
     try:
         if not text.strip():
             raise ReaderError(f"{source}: produced no output to read")
-        rows = read_output(inv.reader, text, pattern=inv.pattern)
+        rows = read_output(inv.reader, text, pattern=inv.pattern, source=source)
         row = select_row(rows, inv.row, source=source)
         value, spread = metric_of(row, inv.metric, source=source)
+        check_time(value, metric=inv.metric, direction=inv.direction, row=row.name, source=source)
     except BenchspaceError as exc:
         return Outcome(measurement=replace(done, status="parse_error", error=str(exc)))
     extra: dict[str, float | str] = {

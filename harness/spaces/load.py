@@ -1,7 +1,7 @@
 """Loading a space file: read the JSON and its grid files, check the shape, build, check the rules.
 
-One way: `harness.space_schema` (JSON and schema) → `harness.space` (the records) →
-`harness.space_rules` (cross-field rules); nothing here is imported back by those.
+One way: `harness.spaces.schema` (JSON and schema) → `harness.spaces.model` (the records) →
+`harness.spaces.rules` (cross-field rules); nothing here is imported back by those.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import SpaceError, json_path
-from harness.space import (
+from harness.spaces.model import (
     DEFAULT_BUCKETS,
     DEFAULT_READER,
     ArgItem,
@@ -28,8 +28,8 @@ from harness.space import (
     SampleSpec,
     Space,
 )
-from harness.space_rules import space_problems
-from harness.space_schema import read_json, schema_problems
+from harness.spaces.rules import space_problems
+from harness.spaces.schema import read_json, schema_problems
 from harness.values import Value
 
 

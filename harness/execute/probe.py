@@ -2,9 +2,9 @@
 
 Checks that the executable is there, that it runs, that the row is present and unambiguous and
 that the metric is there; then, per bench, what it could and could not check of the arguments
-and rows (harness/describe.py): the executable's ``--describe`` answer where it has one, else
-what its output tells (Google Benchmark names its arguments; minibench cannot tell). A check
-that cannot be made is reported as "not checked", never as passed.
+and rows (harness/execute/describe.py): the executable's ``--describe`` answer where it has
+one, else what its output tells (Google Benchmark names its arguments; minibench cannot tell).
+A check that cannot be made is reported as "not checked", never as passed.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.describe import (
+from harness.execute.describe import (
     DESCRIBE_FLAG,
     Check,
     Description,
@@ -23,10 +23,10 @@ from harness.describe import (
     parse_description,
     rows_check,
 )
-from harness.invoke import RunOptions, build_invocation, resolve_executable
+from harness.execute.invoke import RunOptions, build_invocation, resolve_executable
+from harness.execute.process import execute
 from harness.plan import ParamValue, Task, make_config
-from harness.process import execute
-from harness.space import Bench
+from harness.spaces.model import Bench
 
 
 @dataclass(frozen=True, kw_only=True)
