@@ -111,7 +111,11 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
     Names may be quoted (they contain commas); an unquoted name with commas (older minibench)
     is rejoined. When a metric has no ``<metric>_std`` column its spread is derived from the
     relative spread of the iteration times (``stddev_ms / avg_ms``), exact for per-time metrics
-    and first-order for rates. A repeated column name keeps its first value.
+    and first-order for rates. A row timed once (``iterations`` <= 1: minibench stops after one
+    iteration slower than ``--min_time`` and writes stddev 0) has no spread: unknown, not 0.
+    Names keep minibench's spelling, parentheses and template arguments included
+    (``(BM_X<float, batchlas::Backend::NETLIB>)``); stray quotes are stripped as BatchLAS does.
+    A repeated column name keeps its first value.
     """
     records = _csv_records(text, source)
     if not records:
@@ -145,7 +149,11 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
                     known = name in spread or name.endswith(_SPREAD_SUFFIXES)
                     if isinstance(value, float) and not known and name not in _NOT_METRICS:
                         spread[name] = abs(value) * std / avg
-        rows.append(Row(name=record[0].strip(), fields=fields, spread=spread, args=tuple(args)))
+        iterations = fields.get("iterations")
+        if isinstance(iterations, float) and iterations <= 1:
+            spread = {}
+        name = record[0].strip().strip('"')
+        rows.append(Row(name=name, fields=fields, spread=spread, args=tuple(args)))
     return rows
 
 
