@@ -152,3 +152,16 @@ def test_a_bench_or_case_in_one_profile_only_and_unknown_noise(
     out = capsys.readouterr().out
     assert "lu (real_time, lower is better): only in OLD" in out
     assert "unknown" in out
+
+
+def test_batchlas_profiles_record_no_provenance_and_say_so(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    batchlas = str(PROFILES / "batchlas.json")
+    assert main(["compare", batchlas, batchlas]) == 0
+    out = capsys.readouterr().out
+    assert "OLD and NEW record no provenance (BatchLAS profiles): space, executables and host " in (
+        out
+    )
+    assert "same host" not in out and "neither profile names a space file" in out
+    assert "equal" in out

@@ -115,6 +115,9 @@ class ProfileComparison:
     old_sha256: str
     new_sha256: str
     differences: tuple[Difference, ...]
+    unrecorded: tuple[str, ...]
+    """``OLD`` and/or ``NEW`` when that profile records no provenance (BatchLAS's): its space,
+    executables and host cannot be compared."""
     benches: tuple[BenchComparison, ...]
     header: tuple[HeaderChange, ...] | None = None
     """None when not computed (see `header_note`)."""
@@ -257,5 +260,8 @@ def compare_profiles(
         old_sha256=old.sha256,
         new_sha256=new.sha256,
         differences=meta_differences(old, new),
+        unrecorded=tuple(
+            side for side, p in (("OLD", old), ("NEW", new)) if p.meta.provenance is None
+        ),
         benches=tuple(compare_bench(old.results.get(n), new.results.get(n)) for n in names),
     )

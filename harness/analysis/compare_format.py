@@ -43,8 +43,6 @@ def _value(w: Winner | None) -> str:
 def _case_cells(c: CaseComparison) -> list[str]:
     fixed = " ".join(f"{k}={v}" for k, v in c.fixed.items()) or f"case {c.case_index}"
     verdict = c.verdict
-    if c.ratio is not None and c.noise is None and verdict in ("better", "worse"):
-        verdict += " (noise unknown)"
     if c.old is not None and c.new is not None and not c.same_winner:
         kept = "not measured" if c.old_winner_on_new is None else f"{c.old_winner_on_new:.4g}"
         verdict += f"; OLD's winner on NEW: {kept}"
@@ -130,7 +128,18 @@ def render_table(comparison: ProfileComparison, *, markdown: bool) -> str:
         lines.append("differs:" if not markdown else "- differs:")
         for d in c.differences:
             lines.append(f"  {'- ' if markdown else ''}{d.key}: {_shown(d.old)} → {_shown(d.new)}")
-    else:
+    if c.unrecorded:
+        one = len(c.unrecorded) == 1
+        what = (
+            "records no provenance (a BatchLAS profile)"
+            if one
+            else ("record no provenance (BatchLAS profiles)")
+        )
+        lines.append(
+            f"{'- ' if markdown else ''}{' and '.join(c.unrecorded)} {what}: space, "
+            "executables and host not compared"
+        )
+    elif not c.differences:
         lines.append(f"{'- ' if markdown else ''}same host, space and executables")
     for bench in c.benches:
         lines += _bench_lines(bench, markdown=markdown)
@@ -163,6 +172,7 @@ def compare_data(c: ProfileComparison) -> dict[str, Any]:
         "old": {"path": c.old_source, "sha256": c.old_sha256},
         "new": {"path": c.new_source, "sha256": c.new_sha256},
         "differences": [{"key": d.key, "old": d.old, "new": d.new} for d in c.differences],
+        "unrecorded": list(c.unrecorded),
         "benches": [
             {
                 "bench": b.bench,
