@@ -64,6 +64,8 @@ def test_a_changed_winner_its_ratio_noise_and_what_the_old_winner_costs() -> Non
     same, changed = matmul.cases[0], matmul.cases[3]
     assert same.same_winner and same.ratio == pytest.approx(1.0)
     assert same.verdict == "equal" and same.noise is not None and same.noise > 0
+    # The noise is the bench's pooled floor (from repeats), the same for every case.
+    assert {c.noise for c in matmul.cases} == {same.noise}
     assert changed.fixed == {"n": 512} and not changed.same_winner
     assert changed.old is not None and changed.new is not None
     assert dict(changed.old.params) == {"block": 128} and dict(changed.new.params) == {"block": 256}
@@ -135,8 +137,8 @@ def test_a_bench_or_case_in_one_profile_only_and_unknown_noise(
 ) -> None:
     new = _doc()
     new["results"] = [r for r in new["results"] if r["bench"] != "lu"]
-    # BatchLAS-like: one sample, no spread, so the noise is unknown.
-    for m in new["results"][0]["per_case_best"]:
+    # BatchLAS-like: one sample per configuration, no spread, so the noise is unknown.
+    for m in [*new["results"][0]["per_case_best"], *new["results"][0]["measurements"]]:
         m.update(n=1, stdev=0.0, samples=[m["value"]], spread=None)
     new["results"][0]["per_case_best"].pop()
     comparison = compare_profiles(

@@ -2,11 +2,14 @@
 
 Per bench and case (cases are matched by their fixed values), each profile's winner
 (``per_case_best``: its parameters and value), the ratio NEW/OLD of the winners' values, and
-the noise of that ratio: twice the combined relative standard error of the two values,
-``2 * sqrt(e_old**2 + e_new**2)``, where a value's relative standard error is
-``stdev / sqrt(n) / median`` from its repeats (n >= 2), else its benchmark's reported spread
-over ``sqrt(n) * median``; unknown when neither profile says. A ratio whose log lies within
-the noise is "within noise"; otherwise it is better or worse in the bench's direction. Where
+the noise of that ratio, from each profile's noise floor for the bench (harness/analysis/
+noise.py: pooled over all its measurements, from repeats, else from reported spreads; the
+floor is twice the standard error of a difference between two medians of one profile, so
+one median's standard error is floor / (2 sqrt 2)): twice the standard error of the
+cross-profile difference, ``sqrt((floor_old**2 + floor_new**2) / 2)``; unknown when either
+profile cannot say. A pooled floor, not the two winners' own few repeats, because a standard
+deviation of two or three samples can be anything. A ratio whose log lies within the noise is
+"within noise"; otherwise it is better or worse in the bench's direction. Where
 NEW measured OLD's winning configuration, its value there says what keeping OLD's winner
 would cost on NEW.
 
@@ -25,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.analysis.noise import measured_noise
 from harness.errors import ProfileError
 from harness.plan import ParamValue
 from harness.profiles.model import BenchResult, MeasurementRow, Profile
@@ -197,8 +201,22 @@ def _verdict(ratio: float, noise: float | None, direction: str) -> str:
     return "better" if better(ratio, 1.0, direction) else "worse"
 
 
+def ratio_noise(old: BenchResult | None, new: BenchResult | None) -> float | None:
+    """The noise of a ratio between the two profiles' values of one bench (0.03 = 3 %)."""
+    if old is None or new is None:
+        return None
+    a, _, _ = measured_noise(old.measurements)
+    b, _, _ = measured_noise(new.measurements)
+    if a is None or b is None:
+        return None
+    return math.sqrt((a * a + b * b) / 2.0) / 100.0
+
+
 def compare_case(
-    old: MeasurementRow | None, new: MeasurementRow | None, new_result: BenchResult | None
+    old: MeasurementRow | None,
+    new: MeasurementRow | None,
+    new_result: BenchResult | None,
+    noise: float | None = None,
 ) -> CaseComparison:
     """One case: both winners, their ratio and its noise."""
     some = new if new is not None else old
@@ -206,13 +224,13 @@ def compare_case(
     direction = new_result.direction if new_result is not None else "min"
     a = None if old is None else _winner(old)
     b = None if new is None else _winner(new)
-    ratio = noise = None
+    ratio = None
     verdict = "only in NEW" if a is None else "only in OLD"
     if a is not None and b is not None and a.value > 0 and b.value > 0:
         ratio = b.value / a.value
-        if a.rel_error is not None and b.rel_error is not None:
-            noise = 2.0 * math.hypot(a.rel_error, b.rel_error)
         verdict = _verdict(ratio, noise, direction)
+    else:
+        noise = None
     on_new = None
     if a is not None and new_result is not None:
         for row in new_result.case_rows(some.case_index):
@@ -239,11 +257,12 @@ def compare_bench(old: BenchResult | None, new: BenchResult | None) -> BenchComp
     olds = {_case_key(r.fixed): r for r in (old.per_case_best if old else ())}
     news = {_case_key(r.fixed): r for r in (new.per_case_best if new else ())}
     keys = list(dict.fromkeys([*news, *olds]))
+    noise = ratio_noise(old, new)
     return BenchComparison(
         bench=some.bench,
         metric=some.metric,
         direction=some.direction,
-        cases=tuple(compare_case(olds.get(k), news.get(k), new) for k in keys),
+        cases=tuple(compare_case(olds.get(k), news.get(k), new, noise) for k in keys),
         only_in=None if old is not None and new is not None else ("NEW" if old is None else "OLD"),
     )
 
