@@ -13,8 +13,9 @@ from harness.cli import main
 from harness.errors import ProfileError
 from harness.profiles.read import load_profile, parse_profile
 
-PROFILES = Path(__file__).parent / "data" / "profiles"
-SPACE = Path(__file__).parent / "generators" / "spaces" / "demo_like.json"
+TESTS = Path(__file__).resolve().parents[2]
+PROFILES = TESTS / "data" / "profiles"
+SPACE = TESTS / "generators" / "spaces" / "demo_like.json"
 
 
 def _doc() -> dict[str, Any]:

@@ -16,7 +16,7 @@ from harness.profiles.read import load_profile, parse_profile
 from harness.profiles.upgrade import upgrade_v1
 from harness.profiles.write import profile_data
 
-PROFILES = Path(__file__).parent / "data" / "profiles"
+PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 V2 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")
 V1 = ("v1/demo_like", "v1/kinds")
 V0 = ("batchlas", "sensitivity_batchlas_v0")

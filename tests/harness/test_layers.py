@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("harness", "generators", "evaluation")
 #: Scripts that exist so ``python harness/tune.py ...`` keeps working: they hand over to the CLI.
 SHIMS = {

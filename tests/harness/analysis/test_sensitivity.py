@@ -29,8 +29,8 @@ from harness.cli import main
 from harness.profiles.model import MeasurementRow
 from harness.profiles.read import load_profile
 
-ROOT = Path(__file__).resolve().parent.parent
-PROFILES = Path(__file__).parent / "data" / "profiles"
+ROOT = Path(__file__).resolve().parents[3]
+PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 CRAFTED = PROFILES / "sensitivity_crafted.json"
 BATCHLAS = PROFILES / "sensitivity_batchlas_v0.json"
 RECORDED = PROFILES / "sensitivity_demo_recorded.json"

@@ -11,7 +11,7 @@ import pytest
 
 from harness.cli import main
 
-SPACES = Path(__file__).parent / "data" / "spaces"
+SPACES = Path(__file__).resolve().parents[2] / "data" / "spaces"
 DEFAULT = SPACES / "batchlas_default.json"
 UNWIRED = SPACES / "batchlas_unwired.json"
 

@@ -24,7 +24,7 @@ from harness.spaces.model import (
 from harness.spaces.schema import space_schema
 from harness.values import render_value
 
-SPACES = Path(__file__).parent / "data" / "spaces"
+SPACES = Path(__file__).resolve().parents[2] / "data" / "spaces"
 
 
 def test_batchlas_default_loads_unchanged() -> None:

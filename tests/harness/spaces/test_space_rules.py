@@ -10,7 +10,7 @@ from harness.cxx_types import value_fits
 from harness.errors import SpaceError
 from harness.spaces.load import load_space
 
-INVALID = Path(__file__).parent / "data" / "spaces" / "invalid"
+INVALID = Path(__file__).resolve().parents[2] / "data" / "spaces" / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.json"))
 
 

@@ -8,7 +8,7 @@ from harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
 from harness.spaces.load import load_space
 from harness.spaces.model import bench_invocations
 
-FIXTURES = Path(__file__).parent / "data" / "spaces"
+FIXTURES = Path(__file__).resolve().parents[1] / "data" / "spaces"
 
 
 def test_batchlas_default_space_costs_269_invocations() -> None:

@@ -13,7 +13,7 @@ import pytest
 from harness.errors import ReaderError
 from harness.execute.readers import Row, metric_of, read_output, select_row
 
-DATA = Path(__file__).parent / "data" / "readers"
+DATA = Path(__file__).resolve().parents[2] / "data" / "readers"
 ZSTD_PATTERN = r"(?P<ratio>[0-9.]+)\),\s+(?P<compress>[0-9.]+) MB/s,\s+(?P<decompress>[0-9.]+) MB/s"
 ZSTD_LEVEL_PATTERN = ZSTD_PATTERN + r"\s*$\s*(?P<level>[0-9]+)#"
 

@@ -14,7 +14,7 @@ from harness.cli import main
 from harness.profiles.read import load_profile
 from harness.spaces.load import load_space
 
-DATA = Path(__file__).parent / "data" / "spaces"
+DATA = Path(__file__).resolve().parents[2] / "data" / "spaces"
 
 
 def _bench(**over: Any) -> dict[str, Any]:

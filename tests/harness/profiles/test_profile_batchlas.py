@@ -12,7 +12,8 @@ on every other column, the minimum kept per value, and a slice of two or more va
 
 The golden file tests/golden/profile_minibench.json is what ``tune`` writes for a
 minibench-style bench (meta and executable hash fixed); rewrite it with
-``BENCHSPACE_REGEN_GOLDEN=1 pytest tests/test_profile_batchlas.py`` and review the diff.
+``BENCHSPACE_REGEN_GOLDEN=1 pytest tests/harness/profiles/test_profile_batchlas.py`` and
+review the diff.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from harness.jsonio import dumps
 from harness.profiles.batchlas import positional_args
 from harness.profiles.read import load_profile, parse_profile
 
-GOLDEN = Path(__file__).parent / "golden" / "profile_minibench.json"
+GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "profile_minibench.json"
 
 # BatchLAS's sensitivity.py: positional arguments that identify the case, not a parameter.
 CASE_KEYS = {"n", "batch", "uplo", "side", "trans", "jobu", "jobvh", "j0", "ib", "n_sweeps"}

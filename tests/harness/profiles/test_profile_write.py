@@ -12,7 +12,7 @@ from harness.jsonio import dumps
 from harness.profiles.read import load_profile
 from harness.profiles.write import profile_data, write_profile
 
-PROFILES = Path(__file__).parent / "data" / "profiles"
+PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 
 
 @pytest.mark.parametrize(

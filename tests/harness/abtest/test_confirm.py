@@ -26,7 +26,7 @@ from harness.execute.invoke import Invocation
 from harness.spaces.load import load_space
 from harness.spaces.model import Consumer, Space
 
-FAKE_AB = Path(__file__).parent / "fakes" / "fake_ab.py"
+FAKE_AB = Path(__file__).resolve().parents[2] / "fakes" / "fake_ab.py"
 
 
 def _space_entries() -> list[dict[str, Any]]:

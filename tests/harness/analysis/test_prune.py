@@ -19,7 +19,7 @@ from harness.profiles.read import load_profile, parse_profile
 from harness.spaces.load import load_space, parse_space
 from harness.spaces.model import Space
 
-PROFILES = Path(__file__).parent / "data" / "profiles"
+PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 CRAFTED = PROFILES / "sensitivity_crafted.json"
 
 _GRID = {"block": [16, 32, 64, 128], "pad": [0, 1], "unroll": [1, 2], "lanes": [None, 2, 4]}

@@ -38,7 +38,7 @@ from harness.errors import BenchspaceError, UsageError
 from harness.execute.invoke import Invocation, RunOptions
 from harness.store import Store
 
-FAKE_AB = Path(__file__).parent / "fakes" / "fake_ab.py"
+FAKE_AB = Path(__file__).resolve().parents[2] / "fakes" / "fake_ab.py"
 
 
 def _samples(mean: float, n: int, seed: int, noise: float = 0.02) -> list[float]:
