@@ -158,15 +158,46 @@ def meta_differences(old: Profile, new: Profile) -> tuple[Difference, ...]:
     )
 
 
+def _fixed_sets(result: BenchResult) -> set[str]:
+    return {_case_key(r.fixed) for r in result.per_case_best}
+
+
+def space_differences(old: Profile, new: Profile, *, limit: int = 4) -> list[str]:
+    """What differs between the benches the two profiles swept, as far as they record it."""
+    out: list[str] = []
+    for side, a, b in (("OLD", old, new), ("NEW", new, old)):
+        only = [name for name in a.results if name not in b.results]
+        if only:
+            out.append(f"benches only in {side}: {', '.join(only)}")
+    for name, a_result in old.results.items():
+        b_result = new.results.get(name)
+        if b_result is None:
+            continue
+        for what, x, y in (
+            ("arg_spec", list(a_result.arg_spec), list(b_result.arg_spec)),
+            ("env", dict(a_result.env_spec), dict(b_result.env_spec)),
+            ("metric", a_result.metric, b_result.metric),
+        ):
+            if x != y:
+                out.append(f"{name}.{what} {json.dumps(x)} → {json.dumps(y)}")
+        xs, ys = _fixed_sets(a_result), _fixed_sets(b_result)
+        if xs != ys:
+            out.append(f"{name}: {len(xs - ys)} cases only in OLD, {len(ys - xs)} only in NEW")
+    return out[:limit] + ([f"{len(out) - limit} more"] if len(out) > limit else [])
+
+
 def check_same_space(old: Profile, new: Profile, *, allow: bool) -> None:
     """Refuse profiles tuned with different spaces (both hashes known and different)."""
     a, b = old.space_sha256, new.space_sha256
     if allow or not a or not b or a == b:
         return
+    seen = space_differences(old, new)
+    detail = f" ({'; '.join(seen)})" if seen else " (same benches, arg_specs and cases)"
     raise ProfileError(
         f"{old.source} and {new.source} were tuned with different spaces: "
         f"$.meta.provenance.space_sha256 {a[:12]}… ({old.space_path}) against {b[:12]}… "
-        f"({new.space_path}); compare profiles of one space, or pass --allow-different-spaces"
+        f"({new.space_path}){detail}; compare profiles of one space, or pass "
+        "--allow-different-spaces"
     )
 
 

@@ -123,14 +123,24 @@ def test_profiles_of_different_spaces_are_refused_unless_allowed(
     assert err == (
         f"error: {old} and {new} were tuned with different spaces: "
         "$.meta.provenance.space_sha256 3955add11c5f… (tests/generators/spaces/demo_like.json) "
-        "against abababababab… (tests/generators/spaces/demo_like.json); compare profiles of "
-        "one space, or pass --allow-different-spaces\n"
+        "against abababababab… (tests/generators/spaces/demo_like.json) (same benches, "
+        "arg_specs and cases); compare profiles of one space, or pass --allow-different-spaces\n"
     )
     assert main(["compare", str(old), str(new), "--allow-different-spaces"]) == 0
     out = capsys.readouterr().out
     assert "space_sha256: 3955add11c5f" in out and "→ abababab" in out
     with pytest.raises(ProfileError, match="different spaces"):
         compare_profiles(load_profile(old), load_profile(new))
+    # What differs, as far as the profiles record it.
+    other["results"] = [r for r in other["results"] if r["bench"] != "lu"]
+    other["results"][0]["arg_spec"] = ["n", "nb"]
+    other["results"][0]["per_case_best"].pop()
+    with pytest.raises(ProfileError) as info:
+        compare_profiles(load_profile(old), parse_profile(other, source="new.json"))
+    assert (
+        '(benches only in OLD: lu; matmul.arg_spec ["n", "block"] → ["n", "nb"]; matmul: 1 '
+        "cases only in OLD, 0 only in NEW);"
+    ) in str(info.value)
 
 
 def test_a_bench_or_case_in_one_profile_only_and_unknown_noise(
