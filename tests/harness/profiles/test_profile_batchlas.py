@@ -32,6 +32,7 @@ from harness.cli import main
 from harness.jsonio import dumps
 from harness.profiles.batchlas import positional_args
 from harness.profiles.read import load_profile, parse_profile
+from harness.profiles.write import profile_data
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "profile_minibench.json"
 
@@ -175,6 +176,24 @@ def test_the_golden_minibench_profile(swept: Path) -> None:
     assert len(rows) == 12 and names["sytrd_like"] == ["n", "block", "batch", "lanes"]
     profile = parse_profile(json.loads(GOLDEN.read_text()), source=str(GOLDEN))
     assert profile.results["sytrd_like"].best is not None
+
+
+def test_a_recorded_version_1_profile_is_readable_by_batchlas_once_upgraded() -> None:
+    # The demo's checked-in profile was written in version 1: its args were the whole argv.
+    path = Path(__file__).resolve().parents[3] / "include" / "benchspace_demo" / "profile.json"
+    old = json.loads(path.read_text())
+    with pytest.raises(ValueError, match="invalid literal for int"):
+        batchlas_rows(old)
+    upgraded = profile_data(load_profile(path))
+    rows, names = batchlas_rows(upgraded)
+    assert len(rows) == sum(len(r["measurements"]) for r in upgraded["results"]) > 0
+    assert names["matmul"] == ["n", "block"]
+    assert set(batchlas_spreads(rows, names)) == {
+        ("matmul", "block"),
+        ("lu", "block"),
+        ("matvec", "lanes"),
+        ("sort", "branchless"),
+    }
 
 
 def test_positional_args_keep_values_and_template_words() -> None:
