@@ -72,8 +72,14 @@ class HeaderSession:
         include_incumbent: bool = False,
         allow_space_mismatch: bool = False,
         holds: Holds | None = None,
+        keep_incumbents: bool = True,
+        previous: ProfileView | None = None,
     ) -> GeneratedHeader:
-        """The header the profile gives, against the checked-in header's incumbents."""
+        """The header the profile gives, against the checked-in header's incumbents.
+
+        With `keep_incumbents` an incumbent (the checked-in value, or the `previous` profile's
+        winner) stays unless a challenger beats it beyond the measured noise.
+        """
         return generate_header(
             self.space,
             self.profile,
@@ -88,6 +94,8 @@ class HeaderSession:
             allow_space_mismatch=allow_space_mismatch,
             header_source=str(self.header_path),
             holds=holds,
+            keep_incumbents=keep_incumbents,
+            previous=previous,
         )
 
 
