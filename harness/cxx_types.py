@@ -7,6 +7,8 @@ that is already valid C++.
 
 from __future__ import annotations
 
+import functools
+import importlib.resources
 import math
 import re
 from dataclasses import dataclass, replace
@@ -45,6 +47,17 @@ CPP_KEYWORDS = frozenset(
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# ??= ??/ ??' ??( ??) ??! ??< ??> ??-: g++ warns about each under -Wall (-Wtrigraphs).
+_TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
+
+
+@functools.cache
+def cxx_macros() -> frozenset[str]:
+    """Macros g++ predefines or the generated headers' includes define (``data/cxx_macros.txt``)."""
+    text = importlib.resources.files("harness").joinpath("data/cxx_macros.txt").read_text("utf-8")
+    return frozenset(
+        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
+    )
 
 
 def check_identifier(name: str, what: str) -> str:
@@ -55,7 +68,30 @@ def check_identifier(name: str, what: str) -> str:
         raise ValueError(f"{what} {name!r} is a C++ keyword; choose another name")
     if "__" in name or (name[0] == "_" and len(name) > 1 and name[1].isupper()):
         raise ValueError(f"{what} {name!r} is reserved for the implementation; rename it")
+    if name in cxx_macros():
+        raise ValueError(
+            f"{what} {name!r} is a macro of the compiler or of the headers the generated file "
+            "includes, so it cannot be declared; rename it"
+        )
     return name
+
+
+def check_comment(text: str, what: str) -> str:
+    """Return `text` if it can stand in a ``//`` comment; raise ValueError saying why not.
+
+    No control characters but newline and tab (a carriage return or form feed would end or
+    garble the comment) and no trigraphs (``??/`` is a backslash to -Wtrigraphs).
+    """
+    bad = [ch for ch in text if (ord(ch) < 32 and ch not in "\n\t") or ord(ch) == 127]
+    if bad:
+        raise ValueError(f"{what} contains control character {bad[0]!r}; remove it")
+    trigraph = _TRIGRAPH.search(text)
+    if trigraph:
+        raise ValueError(
+            f"{what} contains the trigraph {trigraph.group()!r}, which g++ warns about under "
+            "-Wall; write the question marks apart"
+        )
+    return text
 
 
 def check_namespace(namespace: str) -> str:
