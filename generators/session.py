@@ -105,10 +105,14 @@ def open_session(
     space: str | Path | Space | None = None,
     header: str | Path | None = None,
     no_header_section: str = "add one that maps bench parameters to constants",
+    root: Path | None = None,
+    allow_outside_root: bool = False,
 ) -> HeaderSession:
     """Read the profile, its space (given, else the one it records) and the checked-in header.
 
-    `no_header_section` ends the message when the space has no ``header`` section.
+    `no_header_section` ends the message when the space has no ``header`` section. The space's
+    ``header.path`` must stay inside the project `root` (default: the space's repository)
+    unless `allow_outside_root`.
     """
     view = load_profile_view(profile)
     loaded = space if isinstance(space, Space) else space_for(view, space)
@@ -116,7 +120,11 @@ def open_session(
         raise HeaderError(
             f'{loaded.path}: $: the space has no "header" section; {no_header_section}'
         )
-    header_path = Path(header) if header else default_header_path(loaded)
+    header_path = (
+        Path(header)
+        if header
+        else default_header_path(loaded, root=root, allow_outside=allow_outside_root)
+    )
     return HeaderSession(
         profile=view, space=loaded, header_path=header_path, checked_in=read_header(header_path)
     )

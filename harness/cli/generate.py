@@ -28,6 +28,7 @@ from generators.header_io import write_header
 from generators.profile_view import load_profile_view
 from generators.session import open_session, read_holds
 from harness.errors import BenchspaceError, HeaderError
+from harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -70,11 +71,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if --out differs"
     )
+    add_root_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
-    session = open_session(args.profile, space=args.space, header=args.header)
+    session = open_session(
+        args.profile,
+        space=args.space,
+        header=args.header,
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
+    )
     if session.checked_in is None and args.header:
         raise HeaderError(
             f"{session.header_path}: no such file; check --header (leave it out when "
