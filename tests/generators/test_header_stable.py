@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from header_helpers import ROOT, profile_of
+from header_helpers import profile_of
 
 from generators.generate import generate_header
 from generators.header_model import choose_header
@@ -23,7 +23,6 @@ SpaceMaker = Callable[..., Space]
 PROVENANCE = Provenance(
     benchspace_version="0", profile_sha256="f" * 64, space_path="s.json", space_sha256="e" * 64
 )
-DEMO = ROOT / "include" / "benchspace_demo"
 
 
 def _space(make_space: SpaceMaker) -> Space:
@@ -166,26 +165,56 @@ def test_review_says_kept_within_noise_in_every_format(make_space: SpaceMaker) -
     assert review_header(space, beaten, checked_in, checked_in).kept == ()
 
 
+def _profile_file(challenger: float) -> dict[str, Any]:
+    measurements = [
+        {
+            "case_index": case,
+            "fixed": {"n": size},
+            "params": {"nb": nb},
+            "value": value,
+            "median": value,
+            "stdev": 0.05,
+            "n": 5,
+        }
+        for case, size in enumerate((32, 48))
+        for nb, value in ((8, 1.0), (16, challenger))
+    ]
+    return {
+        "format": "benchspace-profile",
+        "version": 1,
+        "meta": {},
+        "results": [{"bench": "k", "direction": "min", "measurements": measurements}],
+    }
+
+
 def test_generate_keeps_by_default_and_challenger_wins_turns_it_off(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    make_space: SpaceMaker, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The demo profile's MATMUL_BLOCK_MEDIUM winner (128) gains +11.6 % +/- 28.3 % over the
-    # checked-in 64: within noise.
+    space = _space(make_space)  # tmp_path/s.json, header.path include/x/tuning.hh
+    (tmp_path / ".git").mkdir()
+    header = tmp_path / "include" / "x" / "tuning.hh"
+    header.parent.mkdir(parents=True)
+    header.write_text(
+        generate_header(space, _profile(1.0), incumbents={}, provenance=PROVENANCE).text
+    )
+    profile = tmp_path / "p.json"
+    profile.write_text(json.dumps(_profile_file(0.97)))
     out = tmp_path / "h.hh"
-    args = ["generate", "--profile", str(DEMO / "profile.json"),
-            "--space", str(ROOT / "spaces" / "demo.json"), "--out", str(out)]  # fmt: skip
+    args = ["generate", "--profile", str(profile), "--space", str(space.path), "--out", str(out)]
     assert main(args) == 0
     assert "1 incumbents kept: the profile's winner won within noise" in capsys.readouterr().out
-    assert "MATMUL_BLOCK_MEDIUM = 64;" in out.read_text()
+    assert "NB_TINY = 8;" in out.read_text()
     prose = " ".join(out.read_text().replace("//", " ").split())
-    assert "MEDIUM kept at 64: within noise (the profile's winner 128 gains +11.6 %" in prose
-    review = ["review", "--generated", str(out), "--profile", str(DEMO / "profile.json"),
-              "--space", str(ROOT / "spaces" / "demo.json"), "--format", "text"]  # fmt: skip
-    assert main(review) == 0
-    assert (
-        "MATMUL_BLOCK_MEDIUM: 64 kept: within noise (the profile's winner 128: gain +11.6 %, "
-        "noise ±28.3 %)"
-    ) in capsys.readouterr().out.splitlines()
+    assert "TINY kept at 8: within noise (the profile's winner 16 gains +3.1 % +/- 4.5 %)." in prose
+    kept = "8 kept: within noise (the profile's winner 16: gain +3.1 %, noise ±4.5 %)"
+    for fmt, line in (("text", f"NB_TINY: {kept}"), ("md", f"- `NB_TINY`: {kept}")):
+        review = ["review", "--generated", str(out), "--profile", str(profile),
+                  "--space", str(space.path), "--format", fmt]  # fmt: skip
+        assert main(review) == 0
+        assert line in capsys.readouterr().out.splitlines()
     assert main([*args, "--challenger-wins"]) == 0
-    assert "MATMUL_BLOCK_MEDIUM = 128;" in out.read_text()
+    assert "NB_TINY = 16;" in out.read_text()
     assert "incumbents kept" not in capsys.readouterr().out
+    profile.write_text(json.dumps(_profile_file(0.8)))  # beyond noise: replaced by default
+    assert main(args) == 0
+    assert "NB_TINY = 16;" in out.read_text()
