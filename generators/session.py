@@ -163,7 +163,13 @@ def read_holds(path: Path) -> Holds:
     return holds
 
 
-def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
+def check_space_header(
+    space: Space,
+    include_incumbent: bool,
+    *,
+    root: Path | None = None,
+    allow_outside_root: bool = False,
+) -> list[str]:
     """The header rules against the space's checked-in header (what ``tune`` checks).
 
     With `include_incumbent`, incumbents missing from a grid are not problems: sweep
@@ -171,14 +177,17 @@ def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
     """
     if space.header is None:
         return []
-    incumbents, path = checked_in_incumbents(space)
+    incumbents, path = checked_in_incumbents(space, root=root, allow_outside=allow_outside_root)
     return check_header_rules(
         space, incumbents, header=str(path), include_incumbent=include_incumbent
     )
 
 
-def space_with_incumbents(space: Space) -> Space:
+def space_with_incumbents(
+    space: Space, *, root: Path | None = None, allow_outside_root: bool = False
+) -> Space:
     """`space` with its checked-in header's incumbents added where a grid lacks them."""
     if space.header is None:
         return space
-    return add_incumbents(space, checked_in_incumbents(space)[0])
+    shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside_root)[0]
+    return add_incumbents(space, shipped)
