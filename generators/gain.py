@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from generators.profile_view import Cell
-from harness.profile import geomean
+from generators.value_cells import ValueCell
+from harness.profiles.scoring import geomean
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -46,7 +46,7 @@ class Gain:
         )
 
 
-def noise(pairs: Sequence[tuple[Cell, Cell]]) -> float | None:
+def noise(pairs: Sequence[tuple[ValueCell, ValueCell]]) -> float | None:
     """Twice the standard error of the mean log ratio over the pairs; None if any is unknown."""
     total = 0.0
     for a, b in pairs:
@@ -56,14 +56,14 @@ def noise(pairs: Sequence[tuple[Cell, Cell]]) -> float | None:
     return 2.0 * math.sqrt(total) / len(pairs)
 
 
-def speedup(old: Cell | None, new: Cell | None, direction: str) -> float | None:
+def speedup(old: ValueCell | None, new: ValueCell | None, direction: str) -> float | None:
     """How many times better `new` measured than `old` (>1 = better); None if not comparable."""
     if old is None or new is None or old.metric <= 0 or new.metric <= 0:
         return None
     return new.metric / old.metric if direction == "max" else old.metric / new.metric
 
 
-def bucket_gain(pairs: Sequence[tuple[Cell, Cell]], direction: str) -> Gain:
+def bucket_gain(pairs: Sequence[tuple[ValueCell, ValueCell]], direction: str) -> Gain:
     """The gain of each pair's second cell over its first, with its noise (pure)."""
     speedups = [s for a, b in pairs if (s := speedup(a, b, direction)) is not None]
     gain = geomean(speedups) - 1.0 if speedups else None

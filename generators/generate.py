@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from generators.header_model import HeaderModel, Holds, Incumbents, apply_holds, choose_header
-from generators.profile_view import ProfileView
 from generators.render import Provenance, render_header
 from generators.rules import check_header_rules, incumbent_problems
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.profiles.model import Profile
+from harness.spaces.model import Space
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -26,7 +26,7 @@ class GeneratedHeader:
 
 def generate_header(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     *,
     incumbents: Incumbents,
     provenance: Provenance,
@@ -35,7 +35,7 @@ def generate_header(
     header_source: str = "the checked-in header",
     holds: Holds | None = None,
     keep_incumbents: bool = True,
-    previous: ProfileView | None = None,
+    previous: Profile | None = None,
 ) -> GeneratedHeader:
     """Check the rules, choose every value and render the header (pure).
 

@@ -17,7 +17,7 @@ from generators.header_model import Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader, parse_header
 from harness.errors import HeaderError
 from harness.project_paths import find_project_root, inside_project
-from harness.space import Space
+from harness.spaces.model import Space
 
 
 def read_header(path: Path) -> ParsedHeader | None:

@@ -17,11 +17,12 @@ from typing import Literal
 
 from generators.gain import Gain, bucket_gain
 from generators.header_parse import ParsedHeader
-from generators.profile_view import BenchResult, ProfileView, case_best, value_cells
+from generators.value_cells import case_best, value_cells
 from harness.cxx_types import CxxType, cxx_type, normalise
 from harness.errors import HeaderError, json_path
-from harness.profile import geomean, ratio
-from harness.space import (
+from harness.profiles.model import BenchResult, Profile
+from harness.profiles.scoring import geomean, ratio
+from harness.spaces.model import (
     Case,
     HeaderConstant,
     HeaderSource,
@@ -254,7 +255,7 @@ def _fallback(space: Space, index: int, ctype: CxxType, bucket_index: int) -> Va
 
 
 def choose_header(
-    space: Space, profile: ProfileView, incumbents: Incumbents, *, keep_incumbents: bool = False
+    space: Space, profile: Profile, incumbents: Incumbents, *, keep_incumbents: bool = False
 ) -> HeaderModel:
     """Choose every constant's value in every bucket; raise HeaderError when one cannot be.
 

@@ -33,11 +33,12 @@ from generators.header_model import (
     pre_tuned,
 )
 from generators.header_parse import ParsedHeader
-from generators.profile_view import Cell, ProfileView, value_cells
+from generators.value_cells import ValueCell, value_cells
 from harness.cxx_types import CxxType, env_text, literal, normalise
 from harness.errors import HeaderError
-from harness.profile import geomean
-from harness.space import Case, HeaderConstant, HeaderSource, Space, deciding_source
+from harness.profiles.model import Profile
+from harness.profiles.scoring import geomean
+from harness.spaces.model import Case, HeaderConstant, HeaderSource, Space, deciding_source
 from harness.values import Value
 
 FLAGS: dict[str, str] = {
@@ -126,7 +127,7 @@ class Review:
     """Unchanged values the profile's winner would have replaced but for the noise."""
 
 
-def _inert(tables: list[dict[Value, Cell]], direction: str) -> bool:
+def _inert(tables: list[dict[Value, ValueCell]], direction: str) -> bool:
     """Whether, in every case, every value measured the same as the best within noise."""
     judged = False
     for cells in tables:
@@ -154,7 +155,7 @@ def _edges(space: Space, bucket: str) -> tuple[int | None, int | None]:
 
 def _evidence(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     constant: HeaderConstant,
     ctype: CxxType,
     source: HeaderSource,
@@ -225,7 +226,7 @@ def _value(ctype: CxxType, raw: Value | None, where: str) -> Value | None:
 
 def _change(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     index: int,
     bucket: str,
     old: Value | None,
@@ -298,7 +299,7 @@ def _change(
 
 
 def review_header(
-    space: Space, profile: ProfileView, generated: ParsedHeader, header: ParsedHeader
+    space: Space, profile: Profile, generated: ParsedHeader, header: ParsedHeader
 ) -> Review:
     """Compare `generated` with the checked-in `header`, using `profile` as evidence (pure)."""
     spec = space.header
@@ -350,7 +351,7 @@ def review_header(
 
 
 def _challengers(
-    space: Space, profile: ProfileView, header: ParsedHeader
+    space: Space, profile: Profile, header: ParsedHeader
 ) -> dict[tuple[str, str], BucketChoice]:
     """The buckets where generate keeps the checked-in value over a challenger within noise."""
     try:

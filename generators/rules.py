@@ -17,7 +17,7 @@ import dataclasses
 from generators.header_model import Incumbents, constant_type
 from harness.cxx_types import CxxType, normalise
 from harness.errors import json_path
-from harness.space import Bench, Case, Space, deciding_source
+from harness.spaces.model import Bench, Case, Space, deciding_source
 from harness.values import Value
 
 

@@ -19,14 +19,15 @@ from generators.header_io import (
 )
 from generators.header_model import Holds, Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader
-from generators.profile_view import ProfileView, load_profile_view
 from generators.render import Provenance
 from generators.rules import add_incumbents, check_header_rules
 from harness import __version__
 from harness.errors import HeaderError
+from harness.profiles.model import Profile
+from harness.profiles.read import load_profile
 from harness.review_doc import review_changes
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.values import Value
 
 
@@ -34,7 +35,7 @@ from harness.values import Value
 class HeaderSession:
     """What a header command reads: the profile, the space and the checked-in header."""
 
-    profile: ProfileView
+    profile: Profile
     space: Space
     header_path: Path
     """Where the checked-in header is (given, or the space's ``header.path``)."""
@@ -73,7 +74,7 @@ class HeaderSession:
         allow_space_mismatch: bool = False,
         holds: Holds | None = None,
         keep_incumbents: bool = True,
-        previous: ProfileView | None = None,
+        previous: Profile | None = None,
     ) -> GeneratedHeader:
         """The header the profile gives, against the checked-in header's incumbents.
 
@@ -114,7 +115,7 @@ def open_session(
     ``header.path`` must stay inside the project `root` (default: the space's repository)
     unless `allow_outside_root`.
     """
-    view = load_profile_view(profile)
+    view = load_profile(profile)
     loaded = space if isinstance(space, Space) else space_for(view, space)
     if loaded.header is None:
         raise HeaderError(
@@ -130,7 +131,7 @@ def open_session(
     )
 
 
-def space_for(profile: ProfileView, space_arg: str | Path | None) -> Space:
+def space_for(profile: Profile, space_arg: str | Path | None) -> Space:
     """The space given, else the one the profile records."""
     if space_arg is not None:
         return load_space(space_arg)

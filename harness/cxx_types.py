@@ -7,13 +7,12 @@ that is already valid C++.
 
 from __future__ import annotations
 
-import functools
-import importlib.resources
 import math
 import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from harness.cxx_macros import cxx_macros
 from harness.values import Value, order_key
 
 Kind = Literal["int", "bool", "enum", "real"]
@@ -49,15 +48,6 @@ _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # ??= ??/ ??' ??( ??) ??! ??< ??> ??-: g++ warns about each under -Wall (-Wtrigraphs).
 _TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
-
-
-@functools.cache
-def cxx_macros() -> frozenset[str]:
-    """Macros g++ predefines or the generated headers' includes define (``data/cxx_macros.txt``)."""
-    text = importlib.resources.files("harness").joinpath("data/cxx_macros.txt").read_text("utf-8")
-    return frozenset(
-        line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
-    )
 
 
 def check_identifier(name: str, what: str) -> str:

@@ -18,7 +18,7 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from harness.space import Bench, Case, count_invocations
+from harness.spaces.model import Bench, Case, count_invocations
 from harness.values import ParamValue, exact_key, order_key
 
 # Re-exported: the count is the space's (plans match it), the value type is harness.values'.

@@ -34,7 +34,7 @@ from generators.render import comment_text, environment
 from harness import __version__
 from harness.cxx_types import check_env_name, check_identifier, check_namespace
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.spaces.model import Space
 
 TEMPLATE = "gemm_kernels.hh.j2"
 DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"

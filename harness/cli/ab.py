@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from harness.ab import (
+from harness.abtest.ab import (
     ABOptions,
     PairProgress,
     Side,
@@ -19,12 +19,12 @@ from harness.ab import (
     run_ab,
     with_side,
 )
-from harness.ab_format import render_ab
-from harness.abstats import Comparison
+from harness.abtest.ab_format import render_ab
+from harness.abtest.stats import Comparison
 from harness.errors import UsageError
-from harness.invoke import Invocation, RunOptions
-from harness.readers import READERS
-from harness.space_load import load_space
+from harness.execute.invoke import Invocation, RunOptions
+from harness.execute.readers import READERS
+from harness.spaces.load import load_space
 from harness.store import Store
 from harness.values import Value, parse_value
 

@@ -14,8 +14,8 @@ from generators.header_parse import parse_header
 from generators.review import review_header
 from generators.review_format import review_document
 from generators.session import open_session
-from harness.ab import ABOptions, ABResult
-from harness.confirm import (
+from harness.abtest.ab import ABOptions, ABResult
+from harness.abtest.confirm import (
     ProposedChange,
     Target,
     confirm_changes,
@@ -23,13 +23,13 @@ from harness.confirm import (
     exit_code,
     parse_changes,
 )
-from harness.confirm_format import render_markdown
+from harness.abtest.confirm_format import render_markdown
 from harness.errors import HeaderError, UsageError
-from harness.invoke import RunOptions
+from harness.execute.invoke import RunOptions
 from harness.jsonio import dumps, write_json_atomic
-from harness.profile import load_profile
-from harness.space import Space
-from harness.space_load import load_space
+from harness.profiles.read import load_profile
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.store import Store
 
 
@@ -122,16 +122,16 @@ def select(changes: list[ProposedChange], only: list[str]) -> list[ProposedChang
 def run(args: argparse.Namespace) -> int:
     """Confirm every change; print the table; write --out; exit 1 if one is rejected."""
     space = load_space(args.space)
-    meta = load_profile(args.profile).get("meta", {})
+    meta = load_profile(args.profile).meta
     if args.review is not None:
         review, source = _read_review(args.review), str(args.review)
     else:
         review, source = _generated_review(args, space), str(args.generated or args.profile)
     changes = select(parse_changes(review, source), args.only)
     options = RunOptions(
-        build_dir=args.build_dir or Path(meta.get("build_dir", "build")),
-        backend=str(meta.get("backend", "CPU")),
-        dtype=str(meta.get("dtype", "float")),
+        build_dir=args.build_dir or Path(meta.build_dir or "build"),
+        backend=meta.backend or "CPU",
+        dtype=meta.dtype or "float",
         timeout_s=args.timeout,
         host=platform.node(),
     )

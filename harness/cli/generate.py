@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from generators.header_io import write_header
-from generators.profile_view import load_profile_view
 from generators.session import open_session, read_holds
 from harness.errors import BenchspaceError, HeaderError
+from harness.profiles.read import load_profile
 from harness.project_paths import add_root_arguments
 
 
@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         allow_space_mismatch=args.allow_space_mismatch,
         holds=read_holds(Path(args.hold)) if args.hold else None,
         keep_incumbents=not args.challenger_wins,
-        previous=load_profile_view(args.incumbents_from) if args.incumbents_from else None,
+        previous=load_profile(args.incumbents_from) if args.incumbents_from else None,
     )
     for note in generated.notes:
         print(f"note: {note}", file=sys.stderr)

@@ -11,7 +11,7 @@ from generators.header_parse import ParsedHeader
 from generators.port import accepted_constants, check_accepted, port_values, select_constants
 from harness.errors import HeaderError, UsageError
 from harness.project_paths import ALLOW_OPTION, add_root_arguments
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -10,16 +10,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
-from harness.executor import DaskExecutor, Executor, LocalExecutor
-from harness.invoke import RunOptions
+from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.invoke import RunOptions
+from harness.execute.probe import probe_bench
+from harness.execute.progress import Progress
 from harness.plan import Sampler
-from harness.probe import probe_bench
-from harness.progress import Progress
+from harness.profiles.model import Profile
 from harness.project_paths import add_root_arguments
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space
-from harness.space_load import load_space
-from harness.tune import TuneOptions, tune
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
+from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 
@@ -206,23 +207,21 @@ def _validate(
 
 
 def _summary(
-    profile: dict[str, object],
+    profile: Profile,
     out: Path,
     store: Path,
     executed: int,
     cached: int,
     skipped: tuple[str, ...],
 ) -> None:
-    results = profile["results"]
-    assert isinstance(results, list)
-    for result in results:
-        best = result.get("best")
-        shown = best["params"] if best else "(no combo covers every case; see per_case_best)"
-        print(f"{result['bench']}: best {shown}")
-        for failure in result["failures"]:
+    for result in profile.results.values():
+        best = result.best
+        shown = dict(best.params) if best else "(no combo covers every case; see per_case_best)"
+        print(f"{result.bench}: best {shown}")
+        for failure in result.failures:
             print(
-                f"  {failure['status']}: case {failure['case_index']} "
-                f"{failure['params']}: {failure['error']}"
+                f"  {failure.status}: case {failure.case_index} "
+                f"{dict(failure.params)}: {failure.error}"
             )
     if skipped:
         print(f"skipped (no executable): {', '.join(skipped)}")

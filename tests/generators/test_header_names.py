@@ -17,9 +17,10 @@ from header_helpers import compile_cxx, profile_of
 
 from generators.generate import generate_header
 from generators.render import Provenance
-from harness.cxx_types import check_comment, check_identifier, cxx_macros
+from harness.cxx_macros import cxx_macros
+from harness.cxx_types import check_comment, check_identifier
 from harness.errors import SpaceError
-from harness.space import Space
+from harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 PROVENANCE = Provenance(

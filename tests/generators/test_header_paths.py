@@ -17,7 +17,7 @@ from header_helpers import ROOT
 from evaluation.deploy.kernel_header import GemmHeaderSpec, GemmTable, render_gemm_header
 from harness.cli import main
 from harness.errors import HeaderError, SpaceError
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 ALLOW = "--allow-outside-root"
 

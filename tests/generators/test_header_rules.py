@@ -14,8 +14,8 @@ from generators.rules import (
     check_header_rules,
 )
 from generators.session import check_space_header, space_with_incumbents
-from harness.space import Space
-from harness.space_load import load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 SHIPPED = {
     "MATMUL_BLOCK": {"TINY": 32, "SMALL": 32, "MEDIUM": 32, "LARGE": 32, "XLARGE": 32},

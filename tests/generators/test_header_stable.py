@@ -17,7 +17,7 @@ from generators.render import Provenance
 from generators.review import review_header
 from generators.review_format import render_review
 from harness.cli import main
-from harness.space import Space
+from harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 PROVENANCE = Provenance(

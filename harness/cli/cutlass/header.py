@@ -14,7 +14,7 @@ from evaluation.deploy.kernel_header import (
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.jsonio import write_text_atomic
 from harness.project_paths import add_root_arguments, find_project_root, inside_project
-from harness.space_load import load_space
+from harness.spaces.load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
