@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import sys
 from collections.abc import Callable
@@ -15,6 +16,7 @@ from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
 from harness.plan import Sampler
 from harness.profiles.model import Profile
+from harness.project_paths import add_root_arguments
 from harness.provenance import gpu_info
 from harness.spaces.load import load_space
 from harness.spaces.model import Bench, Case, Space
@@ -78,13 +80,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
     parser.add_argument("--min-iters", type=int, default=1)
     parser.add_argument("--max-iters", type=int, default=20)
+    add_root_arguments(parser)
 
 
-def _header_check() -> HeaderCheck:
+def _header_check(args: argparse.Namespace) -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
     from generators.session import check_space_header
 
-    return check_space_header
+    return functools.partial(
+        check_space_header, root=args.root, allow_outside_root=args.allow_outside_root
+    )
 
 
 def _sampler(hardware: str) -> Sampler:
@@ -123,7 +128,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--repeats: {args.repeats} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} must be positive")
-    space = load_space(args.space)
+    space = load_space(args.space, allow_outside_root=args.allow_outside_root)
     gpu, _ = gpu_info()
     run_options = RunOptions(
         build_dir=args.build_dir,
@@ -141,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(b.name for b in space.benches)
         raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
-    problems = _header_check()(space, args.include_incumbent) if space.header else []
+    problems = _header_check(args)(space, args.include_incumbent) if space.header else []
     if args.validate:
         return _validate(space, run_options, args, problems)
     if problems:
@@ -149,7 +154,9 @@ def run(args: argparse.Namespace) -> int:
     if args.include_incumbent and space.header is not None:
         from generators.session import space_with_incumbents
 
-        space = space_with_incumbents(space)
+        space = space_with_incumbents(
+            space, root=args.root, allow_outside_root=args.allow_outside_root
+        )
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
