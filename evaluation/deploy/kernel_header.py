@@ -46,6 +46,7 @@ DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"
 ENV_SUFFIX = "GEMM_KERNEL"
 CUBLAS = "cublas"
 """The pseudo-kernel: dispatch to cuBLAS instead of a CUTLASS kernel."""
+DEFAULT_LEAVES = 256
 SHORTLIST = 8
 """Candidates kept per sampled shape (its best predicted) when growing the tree."""
 
@@ -58,7 +59,7 @@ class GemmHeaderSpec:
     namespace: str = "benchspace::gemm"
     env_var: str = "BENCHSPACE_" + ENV_SUFFIX
     guard: str | None = None
-    max_leaves: int = 256
+    max_leaves: int = DEFAULT_LEAVES
     """The size budget: leaves of the dispatch tree (each one table row)."""
     samples: int = 8000
     seed: int = 0
@@ -92,15 +93,18 @@ class GemmDispatch:
 
 
 def spec_from_space(space: Space) -> GemmHeaderSpec:
-    """The header spec declared by a space file's ``header`` section (defaults otherwise)."""
+    """The header spec declared by a space file's ``header`` section (defaults otherwise):
+    path, namespace, env prefix, guard and the leaf budget (``leaves``)."""
     header = space.header
     if header is None:
         return GemmHeaderSpec()
+    leaves = space.raw.get("header", {}).get("leaves", DEFAULT_LEAVES)
     return GemmHeaderSpec(
         path=header.path,
         namespace=header.namespace,
         env_var=header.env_prefix + ENV_SUFFIX,
         guard=header.guard,
+        max_leaves=int(leaves),
     )
 
 

@@ -23,11 +23,18 @@ import pandas as pd
 
 GPU = {"h200": "H200_SXM", "gh200": "GH200_SXM", "h100": "H100_SXM"}
 """Our hardware descriptor names -> the library's GPU enum."""
-LAYOUT = {"tnn": "TN_COL_MAJOR", "ntn": "NT_COL_MAJOR", "nnn": "NN_COL_MAJOR", "ttn": "TT_COL_MAJOR"}
+LAYOUT = {
+    "tnn": "TN_COL_MAJOR",
+    "ntn": "NT_COL_MAJOR",
+    "nnn": "NN_COL_MAJOR",
+    "ttn": "TT_COL_MAJOR",
+}
 SCHEDULE_ORDER = {"pingpong": 0, "cooperative": 1, "warpspecialized": 2}
 EPILOGUE_ORDER = {"tma": 0, "tma_cooperative": 1, "nosmem": 2}
 COUNT = 64
 """Configurations asked for per problem."""
+Config = tuple[int, int, int, int, int]
+"""(TM, TN, TK, CM, CN)."""
 
 
 def nvmmh_available() -> bool:
@@ -50,7 +57,7 @@ def _interface(gpu: str) -> tuple[Any, Any]:
 
 def ranked_configs(
     m: int, n: int, k: int, layout: str, hardware: str, count: int = COUNT
-) -> list[tuple[int, int, int, int, int]]:
+) -> list[Config]:
     """(TM, TN, TK, CM, CN) of the library's ranked configurations, best first."""
     import nvMatmulHeuristics as nv
 
@@ -67,7 +74,9 @@ def ranked_configs(
     return out
 
 
-def rank_scores(candidates: pd.DataFrame, ranked: list[tuple[int, int, int, int, int]]) -> np.ndarray:
+def rank_scores(
+    candidates: pd.DataFrame, ranked: list[tuple[int, int, int, int, int]]
+) -> np.ndarray:
     """Scores (higher is better) of one problem's candidates (columns tm, tn, tk, cm, cn,
     schedule, epilogue) from the library's ranked (tile, cluster) list."""
     first_tc: dict[tuple[int, ...], int] = {}
@@ -78,10 +87,7 @@ def rank_scores(candidates: pd.DataFrame, ranked: list[tuple[int, int, int, int,
     worst = len(ranked) + 1
     tiles = candidates[["tm", "tn", "tk", "cm", "cn"]].to_numpy(dtype=np.int64)
     rank = np.array(
-        [
-            first_tc.get(tuple(t), worst + first_t.get(tuple(t[:3]), worst))
-            for t in tiles.tolist()
-        ],
+        [first_tc.get(tuple(t), worst + first_t.get(tuple(t[:3]), worst)) for t in tiles.tolist()],
         dtype=np.float64,
     )
     schedule = candidates["schedule"].map(SCHEDULE_ORDER).fillna(3).to_numpy(dtype=np.float64)

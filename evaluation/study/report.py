@@ -15,6 +15,7 @@ import pandas as pd
 
 from evaluation.selector.hpo import SEARCH_SPACE
 from evaluation.selector.metrics import RegretSummary
+from evaluation.study.baselines import SEED_SELECTORS
 from evaluation.study.run import StudyResult
 from evaluation.study.sampling_study import (
     SEED_BUDGETS,
@@ -37,13 +38,6 @@ SEED_ALPHA: dict[float, tuple[float | None, float | None]] = {
     1.0: (0.006, 0.971),
 }
 """GH200 alpha ablation at B = 2000: mean regret and P_0.05 the study quotes."""
-
-
-SEED_SELECTORS = (
-    "GH200 (seed study, 15,132 kernels, B = 2000): no held-out selector regret is published; "
-    "static top-B sampling regret 0.6 %, biased-diverse 0.9 %, uniform 8.5 %; 2.4 % of "
-    "kernels within 5 % of the oracle (see the sampling table below)"
-)
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:

@@ -42,8 +42,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--leaves",
         type=int,
-        default=DEFAULTS.max_leaves,
-        help=f"size budget: leaves of the dispatch tree (default: {DEFAULTS.max_leaves})",
+        default=None,
+        help="size budget: leaves of the dispatch tree (default: the space's header.leaves, "
+        f"else {DEFAULTS.max_leaves})",
     )
     parser.add_argument(
         "--samples",
@@ -72,10 +73,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Grow the tree, write the header (unless only checking), optionally check it."""
-    if args.leaves < 1 or args.samples < 1 or args.check_samples < 1:
+    if (args.leaves is not None and args.leaves < 1) or args.samples < 1 or args.check_samples < 1:
         raise UsageError("--leaves, --samples and --check-samples must be at least 1")
     spec = spec_from_space(load_space(args.space)) if args.space else GemmHeaderSpec()
-    spec = dataclasses.replace(spec, max_leaves=args.leaves, samples=args.samples)
+    spec = dataclasses.replace(
+        spec, max_leaves=args.leaves or spec.max_leaves, samples=args.samples
+    )
     selector = load_selector(args.model)
     dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))
     leaves = len(dispatch.tree.leaves)

@@ -155,13 +155,17 @@ def test_space_header_section_sets_the_spec(tmp_path: Path) -> None:
         "arg_spec": ["M", "N", "K", "kernel"],
         "cases": [{"fixed": {"M": 64, "N": 64, "K": 64}, "tune": {"kernel": ["a", "b"]}}]}],
         "header": {"path": "include/x/gemm.hh", "namespace": "x::gemm", "env_prefix": "X_",
-        "bucket_key": "M", "buckets": [["SMALL", 256], ["BIG", null]],
+        "bucket_key": "M", "buckets": [["SMALL", 256], ["BIG", null]], "leaves": 32,
         "constants": [{"name": "GEMM_KERNEL", "type": "enum", "values": ["a", "b"],
         "sources": [{"bench": "gemm", "param": "kernel"}]}]}}"""
     )
     spec = spec_from_space(load_space(space))
     assert spec == GemmHeaderSpec(
-        path="include/x/gemm.hh", namespace="x::gemm", env_var="X_GEMM_KERNEL", guard=None
+        path="include/x/gemm.hh",
+        namespace="x::gemm",
+        env_var="X_GEMM_KERNEL",
+        guard=None,
+        max_leaves=32,
     )
 
 
