@@ -14,7 +14,7 @@ from pathlib import Path
 from generators.header_model import Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader, parse_header
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.spaces.model import Space
 
 
 def read_header(path: Path) -> ParsedHeader | None:

@@ -15,13 +15,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from generators.cxx import CxxType, cxx_type, normalise
 from generators.header_parse import ParsedHeader
-from generators.profile_view import BenchResult, ProfileView, case_best, value_cells
+from generators.value_cells import case_best, value_cells
+from harness.cxx_types import CxxType, cxx_type, normalise
 from harness.errors import HeaderError, json_path
-from harness.measurement import Value
-from harness.profile import geomean, ratio
-from harness.space import Case, HeaderConstant, HeaderSource, HeaderSpec, Space
+from harness.profiles.model import BenchResult, Profile
+from harness.profiles.scoring import geomean, ratio
+from harness.spaces.model import (
+    Case,
+    HeaderConstant,
+    HeaderSource,
+    HeaderSpec,
+    Space,
+    deciding_source,
+)
+from harness.values import Value
 
 Origin = Literal["profile", "fallback", "incumbent", "held"]
 """Where a value came from; ``held``: a change a consumer rejected, the old value kept."""
@@ -101,38 +109,6 @@ def constant_type(space: Space, index: int) -> CxxType:
         raise HeaderError(
             f"{space.path}: {json_path('header', 'constants', index)}: {exc}"
         ) from None
-
-
-def bucket_of(spec: HeaderSpec, key: Value) -> str:
-    """The bucket a bucket-key value falls in (edges are inclusive upper bounds)."""
-    for name, edge in spec.buckets:
-        if edge is None or float(key) <= edge:
-            return name
-    return spec.buckets[-1][0]
-
-
-def bucket_cases(space: Space, source: HeaderSource, bucket: str) -> tuple[Case, ...]:
-    """The cases of `source`'s bench whose fixed bucket key falls in `bucket`."""
-    assert space.header is not None
-    key = space.header.bucket_key
-    bench = space.bench(source.bench)
-    return tuple(
-        c
-        for c in bench.cases
-        if isinstance(c.fixed.get(key), int | float)
-        and bucket_of(space.header, c.fixed[key]) == bucket
-    )
-
-
-def deciding_source(
-    space: Space, constant: HeaderConstant, bucket: str
-) -> tuple[HeaderSource, tuple[Case, ...]] | None:
-    """The first source whose bench has cases in `bucket`, with those cases; None if none."""
-    for source in constant.sources:
-        cases = bucket_cases(space, source, bucket)
-        if cases:
-            return source, cases
-    return None
 
 
 def pre_tuned(space: Space, source: HeaderSource) -> bool:
@@ -257,7 +233,7 @@ def _fallback(space: Space, index: int, ctype: CxxType, bucket_index: int) -> Va
         raise HeaderError(f"{space.path}: {where}: {exc}") from None
 
 
-def choose_header(space: Space, profile: ProfileView, incumbents: Incumbents) -> HeaderModel:
+def choose_header(space: Space, profile: Profile, incumbents: Incumbents) -> HeaderModel:
     """Choose every constant's value in every bucket; raise HeaderError when one cannot be."""
     spec = space.header
     if spec is None:

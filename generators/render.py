@@ -15,7 +15,8 @@ from typing import Any
 
 import jinja2
 
-from generators.cxx import (
+from generators.header_model import ConstantChoice, HeaderModel
+from harness.cxx_types import (
     CxxType,
     check_env_name,
     check_identifier,
@@ -23,7 +24,6 @@ from generators.cxx import (
     literal,
     range_literals,
 )
-from generators.header_model import ConstantChoice, HeaderModel
 from harness.errors import HeaderError
 
 TEMPLATE = "tuning_params.hh.j2"

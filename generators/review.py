@@ -17,20 +17,20 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from generators.cxx import CxxType, env_text, literal, normalise
 from generators.header_model import (
     Origin,
     constant_type,
-    deciding_source,
     pre_tune_cases,
     pre_tuned,
 )
 from generators.header_parse import ParsedHeader
-from generators.profile_view import Cell, ProfileView, value_cells
+from generators.value_cells import ValueCell, value_cells
+from harness.cxx_types import CxxType, env_text, literal, normalise
 from harness.errors import HeaderError
-from harness.measurement import Value
-from harness.profile import geomean
-from harness.space import Case, HeaderConstant, HeaderSource, Space
+from harness.profiles.model import Profile
+from harness.profiles.scoring import geomean
+from harness.spaces.model import Case, HeaderConstant, HeaderSource, Space, deciding_source
+from harness.values import Value
 
 FLAGS: dict[str, str] = {
     "incumbent-not-measured": "incumbent not measured",
@@ -103,7 +103,7 @@ class Review:
     unchanged: int
 
 
-def _noise(pairs: list[tuple[Cell, Cell]]) -> float | None:
+def _noise(pairs: list[tuple[ValueCell, ValueCell]]) -> float | None:
     """Twice the standard error of the mean log ratio over the pairs; None if any is unknown."""
     total = 0.0
     for a, b in pairs:
@@ -113,7 +113,7 @@ def _noise(pairs: list[tuple[Cell, Cell]]) -> float | None:
     return 2.0 * math.sqrt(total) / len(pairs)
 
 
-def _inert(tables: list[dict[Value, Cell]], direction: str) -> bool:
+def _inert(tables: list[dict[Value, ValueCell]], direction: str) -> bool:
     """Whether, in every case, every value measured the same as the best within noise."""
     judged = False
     for cells in tables:
@@ -129,7 +129,7 @@ def _inert(tables: list[dict[Value, Cell]], direction: str) -> bool:
     return judged
 
 
-def _speedup(old: Cell | None, new: Cell | None, direction: str) -> float | None:
+def _speedup(old: ValueCell | None, new: ValueCell | None, direction: str) -> float | None:
     if old is None or new is None or old.metric <= 0 or new.metric <= 0:
         return None
     return new.metric / old.metric if direction == "max" else old.metric / new.metric
@@ -147,7 +147,7 @@ def _edges(space: Space, bucket: str) -> tuple[int | None, int | None]:
 
 def _evidence(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     constant: HeaderConstant,
     ctype: CxxType,
     source: HeaderSource,
@@ -218,7 +218,7 @@ def _value(ctype: CxxType, raw: Value | None, where: str) -> Value | None:
 
 def _change(
     space: Space,
-    profile: ProfileView,
+    profile: Profile,
     index: int,
     bucket: str,
     old: Value | None,
@@ -291,7 +291,7 @@ def _change(
 
 
 def review_header(
-    space: Space, profile: ProfileView, generated: ParsedHeader, header: ParsedHeader
+    space: Space, profile: Profile, generated: ParsedHeader, header: ParsedHeader
 ) -> Review:
     """Compare `generated` with the checked-in `header`, using `profile` as evidence (pure)."""
     spec = space.header

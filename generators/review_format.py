@@ -13,8 +13,8 @@ from typing import Any
 
 from generators.review import FLAGS, CaseEvidence, Change, Review
 from harness.jsonio import dumps
-from harness.measurement import Value
 from harness.review_doc import REVIEW_FORMAT, REVIEW_VERSION
+from harness.values import Value
 
 
 def review_document(review: Review) -> dict[str, Any]:

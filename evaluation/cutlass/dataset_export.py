@@ -17,7 +17,7 @@ import pandas as pd
 from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name
 from harness.jsonio import write_json_atomic
 from harness.measurement import Measurement
-from harness.space import Space
+from harness.spaces.model import Space
 
 DATASET_FORMAT = "benchspace-cutlass-dataset"
 DATASET_VERSION = 1

@@ -15,7 +15,7 @@ measurements no leaf names it; the enumerator exists either way so that calling 
 dispatch on it.
 
 Rendering goes through the generators' strict Jinja environment and identifier checks
-(:mod:`generators.render`, :mod:`generators.cxx`); the template only loops and substitutes.
+(:mod:`generators.render`, :mod:`harness.cxx_types`); the template only loops and substitutes.
 """
 
 from __future__ import annotations
@@ -35,11 +35,11 @@ from evaluation.deploy.select import score_matrix
 from evaluation.deploy.shape_sample import ShapeDomain, log2_edges, sample_shapes, shape_tuples
 from evaluation.selector.calibration import Y_FLOOR
 from evaluation.selector.model_file import DeployedSelector
-from generators.cxx import check_env_name, check_identifier, check_namespace
 from generators.render import comment_text, environment
 from harness import __version__
+from harness.cxx_types import check_env_name, check_identifier, check_namespace
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.spaces.model import Space
 
 TEMPLATE = "gemm_kernels.hh.j2"
 DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"

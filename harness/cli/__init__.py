@@ -11,6 +11,7 @@ from types import ModuleType
 
 from harness import __version__
 from harness.errors import BenchspaceError
+from harness.execute import reaper
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
 # run(args) -> int. Only the chosen subcommand's module is imported, so a quick command never
@@ -94,10 +95,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
         args = parser.parse_args(args_list)
-        return int(args._run(args))
+        with reaper.handled():
+            return int(args._run(args))
     except BenchspaceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except reaper.Terminated as exc:
+        print(f"error: interrupted by {exc.name}; benchmark processes killed, finished "
+              "measurements kept in the store (re-run to resume)", file=sys.stderr)  # fmt: skip
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

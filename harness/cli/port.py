@@ -11,7 +11,7 @@ from generators.header_io import default_header_path, read_header, repo_root, wr
 from generators.header_parse import ParsedHeader
 from generators.port import accepted_constants, check_accepted, port_values, select_constants
 from harness.errors import HeaderError, UsageError
-from harness.space import load_space
+from harness.spaces.load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

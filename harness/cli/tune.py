@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import argparse
+import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
-from harness.executor import DaskExecutor, Executor, LocalExecutor
-from harness.invoke import RunOptions
+from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.invoke import RunOptions
+from harness.execute.probe import probe_bench
+from harness.execute.progress import Progress
 from harness.plan import Sampler
-from harness.probe import probe_bench
-from harness.progress import Progress
+from harness.profiles.model import Profile
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space, load_space
-from harness.tune import TuneOptions, tune
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
+from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 
@@ -71,7 +74,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _header_check() -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
-    from generators.rules import check_space_header
+    from generators.session import check_space_header
 
     return check_space_header
 
@@ -117,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         min_time_ms=args.min_time,
         min_iters=args.min_iters,
         max_iters=args.max_iters,
-        host=__import__("platform").node(),
+        host=platform.node(),
         device=gpu or "cpu",
     )
     unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]
@@ -130,7 +133,7 @@ def run(args: argparse.Namespace) -> int:
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
     if args.include_incumbent and space.header is not None:
-        from generators.rules import space_with_incumbents
+        from generators.session import space_with_incumbents
 
         space = space_with_incumbents(space)
     out = args.out or args.build_dir / "tuning" / "profile.json"
@@ -197,23 +200,21 @@ def _validate(
 
 
 def _summary(
-    profile: dict[str, object],
+    profile: Profile,
     out: Path,
     store: Path,
     executed: int,
     cached: int,
     skipped: tuple[str, ...],
 ) -> None:
-    results = profile["results"]
-    assert isinstance(results, list)
-    for result in results:
-        best = result.get("best")
-        shown = best["params"] if best else "(no combo covers every case; see per_case_best)"
-        print(f"{result['bench']}: best {shown}")
-        for failure in result["failures"]:
+    for result in profile.results.values():
+        best = result.best
+        shown = dict(best.params) if best else "(no combo covers every case; see per_case_best)"
+        print(f"{result.bench}: best {shown}")
+        for failure in result.failures:
             print(
-                f"  {failure['status']}: case {failure['case_index']} "
-                f"{failure['params']}: {failure['error']}"
+                f"  {failure.status}: case {failure.case_index} "
+                f"{dict(failure.params)}: {failure.error}"
             )
     if skipped:
         print(f"skipped (no executable): {', '.join(skipped)}")

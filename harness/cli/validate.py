@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from harness.errors import SpaceError
-from harness.space import case_count, count_invocations, count_with_repeats, load_space
+from harness.spaces.load import load_space
+from harness.spaces.model import case_count, count_invocations, count_with_repeats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

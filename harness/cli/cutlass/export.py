@@ -15,7 +15,7 @@ from evaluation.cutlass.dataset_export import kernel_table, measurement_table, w
 from evaluation.cutlass.nvcc import cutlass_version
 from harness.errors import BenchspaceError
 from harness.provenance import git_state
-from harness.space import load_space
+from harness.spaces.load import load_space
 from harness.store import Store
 
 

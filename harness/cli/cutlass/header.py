@@ -14,7 +14,7 @@ from evaluation.deploy.kernel_header import (
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.errors import UsageError
 from harness.jsonio import write_text_atomic
-from harness.space import load_space
+from harness.spaces.load import load_space
 
 DEFAULTS = GemmHeaderSpec()
 

@@ -21,7 +21,7 @@ from evaluation.deploy.kernel_header import (
     spec_from_space,
 )
 from harness.errors import HeaderError
-from harness.space import load_space
+from harness.spaces.load import load_space
 
 GOLDEN = Path(__file__).parents[1] / "data" / "gemm_kernels_golden.hh"
 ENV = "BENCHSPACE_GEMM_KERNEL"
