@@ -1,17 +1,19 @@
-"""A compact dispatch decision tree over (M, N, K), grown to keep a selector's choices.
+"""A compact dispatch tree over integer shape features, grown to keep a selector's choices.
 
-Input: sampled shapes and, for each, the log of every candidate's predicted relative
-throughput ``log y(s, c)`` (0 at the selector's own argmax when calibrated to it). A leaf
+Input: sampled shapes as rows of integer features (M, N, K and the quantisation features of
+:mod:`evaluation.deploy.shape_features`) and, for each, the log of every candidate's predicted
+relative throughput ``log y(s, c)`` (0 at the selector's own argmax when calibrated to it). A leaf
 runs one candidate for all of its shapes, the *robust* choice: the one with the best
 geometric mean of ``y`` over the leaf's samples, ``argmax_c sum_s log y(s, c)``. The loss of a
 leaf is what that costs against choosing per shape::
 
     L(S) = sum_s max_c log y(s, c) - max_c sum_s log y(s, c)   (>= 0)
 
-Growth is best-first: the leaf whose best split (an axis-aligned edge ``x <= e`` on M, N or K
-from a fixed set of candidate edges) lowers the loss most is split next, until the leaf budget
-is spent, no split helps, or leaves would hold fewer than ``min_samples`` samples. The
-tree is a flat node list (root first); a node either tests ``shape[dim] <= edge`` or is a leaf.
+Growth is best-first: the leaf whose best split (an edge ``x <= e`` on one feature, from a
+fixed set of candidate edges per feature) lowers the loss most is split next, until the leaf
+budget is spent, no split helps, or leaves would hold fewer than ``min_samples`` samples. The
+tree is a flat node list (root first); a node either tests ``feature[dim] <= edge`` or is a
+leaf.
 """
 
 from __future__ import annotations
@@ -23,12 +25,11 @@ from dataclasses import dataclass
 import numpy as np
 
 LEAF = -1
-DIMS = ("M", "N", "K")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TreeNode:
-    """A test ``shape[dim] <= edge ? left : right``, or a leaf (``dim == -1``) with a choice."""
+    """A test ``feature[dim] <= edge ? left : right``, or a leaf (``dim == -1``) with a choice."""
 
     dim: int
     edge: int = 0
@@ -52,21 +53,21 @@ class DispatchTree:
         """The leaves in node order."""
         return tuple(n for n in self.nodes if n.dim == LEAF)
 
-    def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
-        """The node index of the leaf each row (M, N, K) of ``shapes`` falls in."""
-        shapes = np.asarray(shapes, dtype=np.int64).reshape(-1, 3)
-        out = np.empty(len(shapes), dtype=np.int64)
-        for i, shape in enumerate(shapes):
+    def leaf_of(self, features: np.ndarray) -> np.ndarray:
+        """The node index of the leaf each row of ``features`` falls in."""
+        rows = np.atleast_2d(np.asarray(features, dtype=np.int64))
+        out = np.empty(len(rows), dtype=np.int64)
+        for i, shape in enumerate(rows):
             at = 0
             while (node := self.nodes[at]).dim != LEAF:
                 at = node.left if shape[node.dim] <= node.edge else node.right
             out[i] = at
         return out
 
-    def choose(self, shapes: np.ndarray) -> np.ndarray:
-        """The leaf choice for each row (M, N, K) of ``shapes``."""
+    def choose(self, features: np.ndarray) -> np.ndarray:
+        """The leaf choice for each row of ``features``."""
         choice = np.array([n.choice for n in self.nodes], dtype=np.int64)
-        return np.asarray(choice[self.leaf_of(shapes)], dtype=np.int64)
+        return np.asarray(choice[self.leaf_of(features)], dtype=np.int64)
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -93,7 +94,7 @@ def _best_split(
     total = logy[rows].sum(axis=0)
     base = float(total.max())
     best: _Split | None = None
-    for dim in range(3):
+    for dim in range(shapes.shape[1]):
         values = shapes[rows, dim]
         order = np.argsort(values, kind="stable")
         sorted_values = values[order]
@@ -119,11 +120,14 @@ def grow_tree(
     max_leaves: int,
     min_samples: int = 4,
 ) -> DispatchTree:
-    """Best-first growth; see the module docstring. ``edges[d]``: candidate edges of dim d."""
+    """Best-first growth; see the module docstring. ``shapes``: one row of integer features
+    per sample; ``edges[d]``: the candidate edges of feature ``d``."""
     shapes = np.asarray(shapes, dtype=np.int64)
     logy = np.asarray(logy, dtype=np.float64)
-    if shapes.shape != (len(logy), 3) or logy.ndim != 2 or not len(logy):
-        raise ValueError("need one (M, N, K) row per row of logy, and at least one")
+    if shapes.ndim != 2 or len(shapes) != len(logy) or logy.ndim != 2 or not len(logy):
+        raise ValueError("need one feature row per row of logy, and at least one")
+    if len(edges) != shapes.shape[1]:
+        raise ValueError(f"{len(edges)} edge sets for {shapes.shape[1]} features")
     if max_leaves < 1:
         raise ValueError(f"max_leaves {max_leaves} must be at least 1")
     # Node records while growing: rows of samples, or the split that replaced them.

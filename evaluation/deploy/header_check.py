@@ -93,7 +93,7 @@ def _measured(
     shapes = groups[["M", "N", "K"]].first()
     pool, scores = score_matrix(selector, shape_tuples(shapes.to_numpy()), layout)
     columns = _columns(dispatch, pool)
-    header = columns[dispatch.tree.choose(shapes.to_numpy())]
+    header = columns[dispatch.choose(shapes.to_numpy())]
     select = scores.argmax(axis=1)
     key = (
         pool["kernel"].astype(str) + ":" + pool["raster"].astype(str) + ":"
@@ -145,7 +145,7 @@ def check_header(
     pool, scores = score_matrix(selector, shape_tuples(shapes), layout)
     logy = predicted_log_y(selector, scores)
     columns = _columns(dispatch, pool)
-    chosen = columns[dispatch.tree.choose(shapes)]
+    chosen = columns[dispatch.choose(shapes)]
     cutlass = chosen >= 0
     rows = np.flatnonzero(cutlass)
     regret = 1.0 - np.exp(logy[rows, chosen[rows]] - logy[rows].max(axis=1))

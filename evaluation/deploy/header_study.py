@@ -10,8 +10,6 @@ hold every compiled kernel); a group where the header's choice was not measured,
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pandas as pd
 
@@ -23,7 +21,6 @@ from evaluation.selector.metrics import RegretSummary, picks, summarise
 from evaluation.study.run import prepare
 
 DEPLOYED = "xgboost rank:pairwise"
-HEADER_SAMPLES = 4000
 
 
 def header_rows(
@@ -33,7 +30,7 @@ def header_rows(
     seed: int = 0,
 ) -> list[RegretSummary]:
     """``select (...)`` and ``header (...)`` rows on the evaluation groups (see above)."""
-    spec = spec or dataclasses.replace(GemmHeaderSpec(), samples=HEADER_SAMPLES)
+    spec = spec or GemmHeaderSpec()
     prepared = prepare(dataset, hw)
     ev = (prepared.labels["split"] == "eval").to_numpy()
     y_ev = prepared.labels[ev]
@@ -43,7 +40,7 @@ def header_rows(
     select = picks(y_ev, selector.model.score(prepared.features[ev]))
     dispatch = choose_dispatch(selector, spec)
     groups = y_ev.groupby("group", sort=False)[["M", "N", "K"]].transform("first")
-    chosen = [dispatch.choices[c] for c in dispatch.tree.choose(groups.to_numpy())]
+    chosen = [dispatch.choices[c] for c in dispatch.choose(groups.to_numpy())]
     wanted = pd.DataFrame(
         [(c.kernel, c.raster, c.swizzle) for c in chosen],
         columns=["_k", "_r", "_s"],

@@ -1,10 +1,11 @@
-"""The deployment header ``include/benchspace/gemm_kernels.hh``: a dispatch tree over (M, N, K).
+"""The deployment header ``include/benchspace/gemm_kernels.hh``: a dispatch tree over the shape.
 
 The header is derived from the selector on a dense sample, not from a few representative
 shapes: ``samples`` shapes drawn log-uniformly over the domain (seeded), every candidate
 scored by the selector and its score gap turned into a predicted ``T/T*`` by the selector's
 calibration (:mod:`evaluation.selector.calibration`); then a decision tree on M, N and K
-(:mod:`evaluation.deploy.dispatch_tree`) is grown best-first within a leaf budget, each leaf
+(:mod:`evaluation.deploy.dispatch_tree`) on M, N, K and their quantisation features
+(:mod:`evaluation.deploy.shape_features`) is grown best-first within a leaf budget, each leaf
 running the candidate with the best geometric mean of predicted throughput over its samples.
 Nothing is measured here; the header says which selector chose it.
 
@@ -30,9 +31,10 @@ import numpy as np
 import pandas as pd
 
 from evaluation.cutlass.driver_csv import RASTERS
-from evaluation.deploy.dispatch_tree import DIMS, LEAF, DispatchTree, grow_tree, relabel
+from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, grow_tree, relabel
 from evaluation.deploy.select import score_matrix
-from evaluation.deploy.shape_sample import ShapeDomain, log2_edges, sample_shapes, shape_tuples
+from evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
+from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
 from evaluation.selector.calibration import Y_FLOOR
 from evaluation.selector.model_file import DeployedSelector
 from generators.render import comment_text, environment
@@ -67,6 +69,8 @@ class GemmHeaderSpec:
     edges_per_octave: int = 4
     min_samples: int = 4
     """Fewest sampled shapes a leaf may hold."""
+    quantised: bool = True
+    """Let nodes test the padding and wave features too, not only M, N and K."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -89,7 +93,19 @@ class GemmDispatch:
     """Enum order: sorted CUTLASS names (runners-up included), then ``cublas``."""
     origin: str
     """What chose the tree (selector name, file hash, training data), for the banner."""
+    features: tuple[ShapeFeature, ...]
+    """What the nodes test (node ``dim`` indexes this)."""
+    sms: int
+    """The SM count the wave features divide by."""
     cublas_leaves: int = 0
+
+    def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
+        """The leaf node of each (M, N, K) row."""
+        return self.tree.leaf_of(feature_matrix(shapes, self.sms)[:, : len(self.features)])
+
+    def choose(self, shapes: np.ndarray) -> np.ndarray:
+        """The index into :attr:`choices` of each (M, N, K) row."""
+        return self.tree.choose(feature_matrix(shapes, self.sms)[:, : len(self.features)])
 
 
 def spec_from_space(space: Space) -> GemmHeaderSpec:
@@ -130,7 +146,7 @@ def _origin(selector: DeployedSelector) -> str:
 
 
 def _cublas_leaves(
-    tree: DispatchTree, evidence: pd.DataFrame | None, layout: str
+    tree: DispatchTree, sms: int, width: int, evidence: pd.DataFrame | None, layout: str
 ) -> dict[int, bool]:
     """Leaves where same-round cuBLAS beat the selector's pick (geometric mean below 1)."""
     if evidence is None or evidence.empty:
@@ -139,7 +155,8 @@ def _cublas_leaves(
     rows = rows[(rows["cublas_tflops"] > 0) & (rows["pick_tflops"] > 0)]
     if rows.empty:
         return {}
-    leaf = tree.leaf_of(rows[["M", "N", "K"]].to_numpy(dtype=np.int64))
+    shapes = rows[["M", "N", "K"]].to_numpy(dtype=np.int64)
+    leaf = tree.leaf_of(feature_matrix(shapes, sms)[:, :width])
     ratio = np.log(rows["pick_tflops"].to_numpy(float) / rows["cublas_tflops"].to_numpy(float))
     mean = pd.Series(ratio).groupby(leaf).mean()
     return {int(str(node)): bool(value < 0.0) for node, value in mean.items()}
@@ -168,8 +185,13 @@ def choose_dispatch(
     logy = np.round(predicted_log_y(selector, scores), 6)
     shortlist = np.argsort(-logy, axis=1, kind="stable")[:, :SHORTLIST]
     columns = np.unique(shortlist)
-    edges = [log2_edges(spec.domain, spec.edges_per_octave)] * 3
-    tree = grow_tree(shapes, logy[:, columns], edges, spec.max_leaves, spec.min_samples)
+    sms = selector.hardware.sms
+    features = shape_features(spec.domain, sms, spec.edges_per_octave)
+    if not spec.quantised:
+        features = features[:3]
+    edges = [np.asarray(f.edges, dtype=np.int64) for f in features]
+    matrix = feature_matrix(shapes, sms)[:, : len(features)]
+    tree = grow_tree(matrix, logy[:, columns], edges, spec.max_leaves, spec.min_samples)
     candidate = [
         GemmChoice(kernel=str(kernel), raster=str(raster), swizzle=int(swizzle))
         for kernel, raster, swizzle in zip(
@@ -181,13 +203,13 @@ def choose_dispatch(
     ]
     kernels = {candidate[leaf.choice].kernel for leaf in tree.leaves}
     if runners_up > 0:
-        leaf_of = tree.leaf_of(shapes)
+        leaf_of = tree.leaf_of(matrix)
         for node in {int(v) for v in leaf_of}:
             total = logy[leaf_of == node][:, columns].sum(axis=0)
             order = np.argsort(-total, kind="stable")[: 1 + runners_up]
             kernels.update(candidate[int(c)].kernel for c in order)
     chosen_layout = str(pool["layout"].iloc[0])
-    cublas = _cublas_leaves(tree, selector.cublas, chosen_layout)
+    cublas = _cublas_leaves(tree, sms, len(features), selector.cublas, chosen_layout)
     cublas_code = len(candidate)
     tree = relabel(tree, {node: cublas_code for node, wins in cublas.items() if wins})
     choices = (*candidate, GemmChoice(kernel=CUBLAS))
@@ -197,6 +219,8 @@ def choose_dispatch(
         choices=choices,
         kernels=(*sorted(kernels), CUBLAS),
         origin=_origin(selector),
+        features=features,
+        sms=sms,
         cublas_leaves=sum(cublas.values()),
     )
 
@@ -255,7 +279,7 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
                     "edge": node.edge,
                     "left": node.left,
                     "right": node.right,
-                    "comment": f"{DIMS[node.dim]} <= {node.edge}",
+                    "comment": f"{dispatch.features[node.dim].name} <= {node.edge}",
                 }
             )
     choices = [
@@ -277,7 +301,8 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
     )
     d = spec.domain
     overview = (
-        f"A decision tree on M, N and K ({len(dispatch.tree.leaves)} leaves, budget "
+        f"A decision tree on M, N, K and their padding to tile multiples and tile counts per wave "
+        f"({len(dispatch.tree.leaves)} leaves, budget "
         f"{spec.max_leaves}) grown on {spec.samples} shapes drawn log-uniformly in "
         f"[{d.low}, {d.high}] (multiples of {d.align}, seed {spec.seed}); each leaf runs the "
         "candidate with the best geometric mean of the selector's predicted throughput over "
@@ -297,6 +322,9 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
         "kernels": [{"name": k, "code": code[k]} for k in dispatch.kernels],
         "choices": [{**c, "code": code[str(c["kernel"])]} for c in choices],
         "nodes": nodes,
+        "features": [
+            {"code": i, "name": f.name, "cxx": f.cxx} for i, f in enumerate(dispatch.features)
+        ],
     }
 
 

@@ -8,6 +8,7 @@ and take the argmax; nothing is measured. The candidates are those of the traini
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -168,6 +169,50 @@ def rank_shape(
 ) -> pd.DataFrame:
     """All candidates for one shape, best first."""
     return rank_shapes(selector, [(m, n, k)], layout).drop(columns=["shape"])
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CublasAdvice:
+    """What the same-round cuBLAS evidence nearest to a shape says."""
+
+    use: bool
+    """True: cuBLAS beat the selector's pick at the evidence shape."""
+    at: tuple[int, int, int]
+    distance: float
+    """Euclidean distance in log2 (M, N, K) from the asked shape to ``at``."""
+    cublas_tflops: float
+    pick_tflops: float
+
+
+CUBLAS_RADIUS = 1.0
+"""Evidence farther than this (one octave in one dimension) says nothing about a shape."""
+
+
+def cublas_advice(
+    selector: DeployedSelector, m: int, n: int, k: int, layout: str | None = None
+) -> CublasAdvice | None:
+    """The ``cublas`` pseudo-kernel's case for a shape: the nearest same-round evidence within
+    :data:`CUBLAS_RADIUS`; None when the selector carries none there."""
+    evidence = selector.cublas
+    if evidence is None or evidence.empty:
+        return None
+    chosen = str(candidate_pool(selector, layout)["layout"].iloc[0])
+    rows = evidence[evidence["layout"].astype(str) == chosen]
+    if rows.empty:
+        return None
+    dims = np.log2(rows[["M", "N", "K"]].to_numpy(dtype=np.float64))
+    distance = np.sqrt(((dims - np.log2([m, n, k])) ** 2).sum(axis=1))
+    at = int(np.argmin(distance))
+    if distance[at] > CUBLAS_RADIUS:
+        return None
+    row = rows.iloc[at]
+    return CublasAdvice(
+        use=bool(row["cublas_tflops"] > row["pick_tflops"]),
+        at=(int(row["M"]), int(row["N"]), int(row["K"])),
+        distance=float(distance[at]),
+        cublas_tflops=float(row["cublas_tflops"]),
+        pick_tflops=float(row["pick_tflops"]),
+    )
 
 
 def top_choices(ranked: pd.DataFrame, count: int) -> pd.DataFrame:

@@ -4,15 +4,15 @@
 // 2026-11-29T15:27:25Z); do not edit by hand, regenerate with `benchspace cutlass
 // header`.
 //
-// A decision tree on M, N and K (240 leaves, budget 256) grown on 8000 shapes drawn
-// log-uniformly in [32, 16384] (multiples of 32, seed 0); each leaf runs the candidate
-// with the best geometric mean of the selector's predicted throughput over its shapes.
-// Nothing in this tree was measured at those shapes. `cublas` means: call cuBLAS
-// instead of a CUTLASS kernel; a leaf names it only where cuBLAS, timed in the same
-// rounds as the kernels, beat the selector's pick (0 leaves here). Override:
-// BENCHSPACE_GEMM_KERNEL=<kernel name> (or cublas) selects that entry for every shape;
-// anything else keeps the compiled choice. `benchspace cutlass header --check` reports
-// the regret against the selector.
+// A decision tree on M, N, K and their padding to tile multiples and tile counts per
+// wave (256 leaves, budget 256) grown on 8000 shapes drawn log-uniformly in [32, 16384]
+// (multiples of 32, seed 0); each leaf runs the candidate with the best geometric mean
+// of the selector's predicted throughput over its shapes. Nothing in this tree was
+// measured at those shapes. `cublas` means: call cuBLAS instead of a CUTLASS kernel; a
+// leaf names it only where cuBLAS, timed in the same rounds as the kernels, beat the
+// selector's pick (0 leaves here). Override: BENCHSPACE_GEMM_KERNEL=<kernel name> (or
+// cublas) selects that entry for every shape; anything else keeps the compiled choice.
+// `benchspace cutlass header --check` reports the regret against the selector.
 
 #include <cstdint>
 #include <cstdlib>
@@ -37,44 +37,44 @@ enum class GemmKernel : int32_t {
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma = 11,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 12,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 13,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 14,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 15,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma = 16,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 17,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem = 18,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x128_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma = 14,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma = 15,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 16,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 17,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma = 18,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x32x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 19,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 20,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 21,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 22,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 23,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 24,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 25,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 26,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem = 27,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_4x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 28,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 29,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 30,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 31,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 32,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 33,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 20,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 21,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 22,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 23,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 24,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 25,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 26,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 27,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem = 28,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 29,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 30,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 31,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 32,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 33,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 34,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 35,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 36,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 37,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 38,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 38,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 39,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 40,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 41,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 42,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 43,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem = 44,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8 = 45,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 46,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 47,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 48,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 49,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 50,
-    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 51,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 41,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 42,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem = 43,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 44,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem = 45,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem = 46,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 47,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem = 48,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem = 49,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 50,
+    cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 51,
     cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma = 52,
     cublas = 53,
 };
@@ -96,13 +96,14 @@ inline constexpr const char* kGemmKernelNames[kGemmKernelCount] = {
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x128_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x32x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
@@ -110,30 +111,29 @@ inline constexpr const char* kGemmKernelNames[kGemmKernelCount] = {
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_4x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem",
-    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
     "cublas",
 };
@@ -162,13 +162,14 @@ inline constexpr GemmChoice kGemmChoices[] = {
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x32x64_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x128_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x32x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_256x64x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
@@ -176,35 +177,59 @@ inline constexpr GemmChoice kGemmChoices[] = {
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_4x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x256x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x128_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
-    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
+    {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
     {GemmKernel::cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma, 'H', 1},
 };
 
-// A node tests dim (0 = M, 1 = N, 2 = K) <= edge and continues at left or right; a leaf has
-// dim -1 and names its choice in left.
+inline constexpr int64_t gemm_ceil_div(int64_t a, int64_t b) noexcept {
+    return (a + b - 1) / b;
+}
+
+// What a node may test about the problem (M, N, K positive).
+inline constexpr int64_t gemm_feature(int32_t feature, int64_t m, int64_t n, int64_t k) noexcept {
+    switch (feature) {
+        case 0: return m;  // M
+        case 1: return n;  // N
+        case 2: return k;  // K
+        case 3: return gemm_ceil_div(m, 64) * 64 - m;  // pad64(M)
+        case 4: return gemm_ceil_div(m, 128) * 128 - m;  // pad128(M)
+        case 5: return gemm_ceil_div(m, 256) * 256 - m;  // pad256(M)
+        case 6: return gemm_ceil_div(n, 64) * 64 - n;  // pad64(N)
+        case 7: return gemm_ceil_div(n, 128) * 128 - n;  // pad128(N)
+        case 8: return gemm_ceil_div(n, 256) * 256 - n;  // pad256(N)
+        case 9: return (gemm_ceil_div(m, 128) * gemm_ceil_div(n, 128)) % 132;  // tiles128x128%132
+        case 10: return (gemm_ceil_div(m, 128) * gemm_ceil_div(n, 256)) % 132;  // tiles128x256%132
+        case 11: return (gemm_ceil_div(m, 64) * gemm_ceil_div(n, 128)) % 132;  // tiles64x128%132
+        case 12: return (gemm_ceil_div(m, 256) * gemm_ceil_div(n, 128)) % 132;  // tiles256x128%132
+        case 13: return (gemm_ceil_div(m, 64) * gemm_ceil_div(n, 64)) % 132;  // tiles64x64%132
+        default: return 0;
+    }
+}
+
+// A node tests feature dim (see gemm_feature) <= edge and continues at left or right; a leaf
+// has dim -1 and names its choice in left.
 struct GemmNode {
     int32_t dim;
     int64_t edge;
@@ -213,485 +238,517 @@ struct GemmNode {
 };
 
 inline constexpr GemmNode kGemmTree[] = {
-    {1, 320, 1, 194},  // 0: N <= 320
-    {0, 1440, 2, 61},  // 1: M <= 1440
-    {0, 864, 3, 18},  // 2: M <= 864
-    {2, 64, 4, 9},  // 3: K <= 64
-    {1, 224, 5, 6},  // 4: N <= 224
-    {-1, 0, 34, -1},  // 5: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (178 samples)
-    {0, 416, 7, 8},  // 6: M <= 416
-    {-1, 0, 34, -1},  // 7: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (30 samples)
-    {-1, 0, 43, -1},  // 8: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {1, 256, 10, 11},  // 9: N <= 256
-    {-1, 0, 29, -1},  // 10: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (1181 samples)
-    {0, 352, 12, 13},  // 11: M <= 352
-    {-1, 0, 29, -1},  // 12: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (88 samples)
-    {2, 1216, 14, 15},  // 13: K <= 1216
-    {-1, 0, 43, -1},  // 14: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (21 samples)
-    {0, 512, 16, 17},  // 15: M <= 512
-    {-1, 0, 39, -1},  // 16: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 42, -1},  // 17: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {1, 96, 19, 32},  // 18: N <= 96
-    {2, 64, 20, 27},  // 19: K <= 64
-    {1, 32, 21, 24},  // 20: N <= 32
-    {2, 32, 22, 23},  // 21: K <= 32
-    {-1, 0, 34, -1},  // 22: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 31, -1},  // 23: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 64, 25, 26},  // 24: N <= 64
-    {-1, 0, 34, -1},  // 25: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {-1, 0, 36, -1},  // 26: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 8192, 28, 29},  // 27: K <= 8192
-    {-1, 0, 29, -1},  // 28: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (99 samples)
-    {1, 32, 30, 31},  // 29: N <= 32
-    {-1, 0, 32, -1},  // 30: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 29, -1},  // 31: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {1, 192, 33, 52},  // 32: N <= 192
-    {2, 2048, 34, 47},  // 33: K <= 2048
-    {1, 128, 35, 40},  // 34: N <= 128
-    {0, 1024, 36, 37},  // 35: M <= 1024
-    {-1, 0, 29, -1},  // 36: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {2, 128, 38, 39},  // 37: K <= 128
-    {-1, 0, 10, -1},  // 38: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 43, -1},  // 39: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {2, 64, 41, 42},  // 40: K <= 64
-    {-1, 0, 13, -1},  // 41: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {1, 160, 43, 44},  // 42: N <= 160
-    {-1, 0, 10, -1},  // 43: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (12 samples)
-    {2, 192, 45, 46},  // 44: K <= 192
-    {-1, 0, 43, -1},  // 45: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 10, -1},  // 46: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 128, 48, 51},  // 47: N <= 128
-    {2, 4864, 49, 50},  // 48: K <= 4864
-    {-1, 0, 43, -1},  // 49: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 39, -1},  // 50: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 42, -1},  // 51: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
-    {0, 1024, 53, 58},  // 52: M <= 1024
-    {1, 256, 54, 57},  // 53: N <= 256
-    {1, 224, 55, 56},  // 54: N <= 224
-    {-1, 0, 42, -1},  // 55: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 43, -1},  // 56: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 50, -1},  // 57: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {2, 8192, 59, 60},  // 58: K <= 8192
-    {-1, 0, 50, -1},  // 59: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (32 samples)
-    {-1, 0, 46, -1},  // 60: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {1, 96, 62, 157},  // 61: N <= 96
-    {0, 9728, 63, 142},  // 62: M <= 9728
-    {0, 2912, 64, 97},  // 63: M <= 2912
-    {1, 32, 65, 78},  // 64: N <= 32
-    {2, 4864, 66, 77},  // 65: K <= 4864
-    {2, 864, 67, 74},  // 66: K <= 864
-    {2, 64, 68, 69},  // 67: K <= 64
-    {-1, 0, 34, -1},  // 68: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 512, 70, 73},  // 69: K <= 512
-    {2, 416, 71, 72},  // 70: K <= 416
-    {-1, 0, 29, -1},  // 71: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (18 samples)
-    {-1, 0, 31, -1},  // 72: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 32, -1},  // 73: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 2432, 75, 76},  // 74: M <= 2432
-    {-1, 0, 31, -1},  // 75: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {-1, 0, 29, -1},  // 76: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 32, -1},  // 77: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {2, 5792, 79, 92},  // 78: K <= 5792
-    {1, 64, 80, 89},  // 79: N <= 64
-    {0, 2048, 81, 86},  // 80: M <= 2048
-    {2, 64, 82, 83},  // 81: K <= 64
-    {-1, 0, 34, -1},  // 82: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {2, 2048, 84, 85},  // 83: K <= 2048
-    {-1, 0, 29, -1},  // 84: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (16 samples)
-    {-1, 0, 33, -1},  // 85: leaf: 64x16x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {2, 224, 87, 88},  // 86: K <= 224
-    {-1, 0, 43, -1},  // 87: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 10, -1},  // 88: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (21 samples)
-    {0, 2432, 90, 91},  // 89: M <= 2432
-    {-1, 0, 10, -1},  // 90: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (30 samples)
-    {-1, 0, 50, -1},  // 91: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {0, 2048, 93, 96},  // 92: M <= 2048
-    {2, 8192, 94, 95},  // 93: K <= 8192
-    {-1, 0, 42, -1},  // 94: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 29, -1},  // 95: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 42, -1},  // 96: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 9728, 98, 133},  // 97: K <= 9728
-    {1, 32, 99, 116},  // 98: N <= 32
-    {0, 4096, 100, 111},  // 99: M <= 4096
-    {2, 96, 101, 102},  // 100: K <= 96
-    {-1, 0, 34, -1},  // 101: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {2, 2912, 103, 110},  // 102: K <= 2912
-    {0, 3456, 104, 107},  // 103: M <= 3456
-    {2, 192, 105, 106},  // 104: K <= 192
-    {-1, 0, 36, -1},  // 105: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 29, -1},  // 106: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 320, 108, 109},  // 107: K <= 320
-    {-1, 0, 29, -1},  // 108: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 31, -1},  // 109: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 32, -1},  // 110: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 8192, 112, 115},  // 111: M <= 8192
-    {2, 3456, 113, 114},  // 112: K <= 3456
-    {-1, 0, 10, -1},  // 113: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (46 samples)
-    {-1, 0, 42, -1},  // 114: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 13, -1},  // 115: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {0, 8192, 117, 124},  // 116: M <= 8192
-    {2, 8192, 118, 123},  // 117: K <= 8192
-    {2, 6880, 119, 120},  // 118: K <= 6880
-    {-1, 0, 13, -1},  // 119: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (161 samples)
-    {0, 5792, 121, 122},  // 120: M <= 5792
-    {-1, 0, 15, -1},  // 121: leaf: 128x32x64_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 28, -1},  // 122: leaf: 64x128x64_4x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {-1, 0, 12, -1},  // 123: leaf: 128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 64, 125, 130},  // 124: N <= 64
-    {2, 736, 126, 129},  // 125: K <= 736
-    {2, 96, 127, 128},  // 126: K <= 96
-    {-1, 0, 13, -1},  // 127: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 17, -1},  // 128: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 50, -1},  // 129: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {2, 512, 131, 132},  // 130: K <= 512
-    {-1, 0, 52, -1},  // 131: leaf: 64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 19, -1},  // 132: leaf: 256x32x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (9 samples)
-    {1, 32, 134, 137},  // 133: N <= 32
-    {0, 4864, 135, 136},  // 134: M <= 4864
-    {-1, 0, 32, -1},  // 135: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 41, -1},  // 136: leaf: 64x32x128_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {1, 64, 138, 141},  // 137: N <= 64
-    {0, 6880, 139, 140},  // 138: M <= 6880
-    {-1, 0, 46, -1},  // 139: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {-1, 0, 16, -1},  // 140: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {-1, 0, 49, -1},  // 141: leaf: 64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {1, 32, 143, 146},  // 142: N <= 32
-    {2, 9728, 144, 145},  // 143: K <= 9728
-    {-1, 0, 13, -1},  // 144: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (50 samples)
-    {-1, 0, 12, -1},  // 145: leaf: 128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {1, 64, 147, 150},  // 146: N <= 64
-    {2, 2432, 148, 149},  // 147: K <= 2432
-    {-1, 0, 17, -1},  // 148: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (46 samples)
-    {-1, 0, 16, -1},  // 149: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (22 samples)
-    {0, 13792, 151, 156},  // 150: M <= 13792
-    {2, 6880, 152, 155},  // 151: K <= 6880
-    {2, 128, 153, 154},  // 152: K <= 128
-    {-1, 0, 9, -1},  // 153: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 8, -1},  // 154: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (13 samples)
-    {-1, 0, 9, -1},  // 155: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 5, -1},  // 156: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {0, 2912, 158, 173},  // 157: M <= 2912
-    {1, 256, 159, 170},  // 158: N <= 256
-    {1, 128, 160, 167},  // 159: N <= 128
-    {0, 2048, 161, 164},  // 160: M <= 2048
-    {2, 2432, 162, 163},  // 161: K <= 2432
-    {-1, 0, 10, -1},  // 162: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (15 samples)
-    {-1, 0, 42, -1},  // 163: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 2432, 165, 166},  // 164: M <= 2432
-    {-1, 0, 13, -1},  // 165: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 50, -1},  // 166: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {2, 8192, 168, 169},  // 167: K <= 8192
-    {-1, 0, 50, -1},  // 168: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (78 samples)
-    {-1, 0, 46, -1},  // 169: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (12 samples)
-    {2, 736, 171, 172},  // 170: K <= 736
-    {-1, 0, 17, -1},  // 171: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (14 samples)
-    {-1, 0, 16, -1},  // 172: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (15 samples)
-    {2, 2912, 174, 181},  // 173: K <= 2912
-    {0, 13792, 175, 178},  // 174: M <= 13792
-    {2, 2432, 176, 177},  // 175: K <= 2432
-    {-1, 0, 17, -1},  // 176: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (246 samples)
-    {-1, 0, 16, -1},  // 177: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {2, 64, 179, 180},  // 178: K <= 64
-    {-1, 0, 17, -1},  // 179: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
-    {-1, 0, 6, -1},  // 180: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (31 samples)
-    {0, 4096, 182, 187},  // 181: M <= 4096
-    {1, 128, 183, 184},  // 182: N <= 128
-    {-1, 0, 46, -1},  // 183: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {1, 256, 185, 186},  // 184: N <= 256
-    {-1, 0, 16, -1},  // 185: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
-    {-1, 0, 9, -1},  // 186: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {0, 5792, 188, 193},  // 187: M <= 5792
-    {1, 192, 189, 192},  // 188: N <= 192
-    {2, 6880, 190, 191},  // 189: K <= 6880
-    {-1, 0, 16, -1},  // 190: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {-1, 0, 45, -1},  // 191: leaf: 64x64x128_1x1x1_0_tnn_align8 (4 samples)
-    {-1, 0, 0, -1},  // 192: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {-1, 0, 6, -1},  // 193: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (76 samples)
-    {0, 128, 195, 290},  // 194: M <= 128
-    {1, 2048, 196, 221},  // 195: N <= 2048
-    {1, 1024, 197, 206},  // 196: N <= 1024
-    {2, 4864, 198, 201},  // 197: K <= 4864
-    {2, 64, 199, 200},  // 198: K <= 64
-    {-1, 0, 34, -1},  // 199: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (47 samples)
-    {-1, 0, 29, -1},  // 200: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (242 samples)
-    {1, 416, 202, 205},  // 201: N <= 416
-    {0, 64, 203, 204},  // 202: M <= 64
-    {-1, 0, 29, -1},  // 203: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {-1, 0, 30, -1},  // 204: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 30, -1},  // 205: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (53 samples)
-    {0, 64, 207, 212},  // 206: M <= 64
-    {2, 64, 208, 211},  // 207: K <= 64
-    {1, 1728, 209, 210},  // 208: N <= 1728
-    {-1, 0, 34, -1},  // 209: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (13 samples)
-    {-1, 0, 35, -1},  // 210: leaf: 64x16x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {-1, 0, 30, -1},  // 211: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (134 samples)
-    {2, 2048, 213, 218},  // 212: K <= 2048
-    {2, 96, 214, 215},  // 213: K <= 96
-    {-1, 0, 50, -1},  // 214: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (17 samples)
-    {2, 1440, 216, 217},  // 215: K <= 1440
-    {-1, 0, 43, -1},  // 216: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (28 samples)
-    {-1, 0, 44, -1},  // 217: leaf: 64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {1, 1728, 219, 220},  // 218: N <= 1728
-    {-1, 0, 40, -1},  // 219: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (18 samples)
-    {-1, 0, 42, -1},  // 220: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 8192, 222, 267},  // 221: N <= 8192
-    {2, 8192, 223, 256},  // 222: K <= 8192
-    {1, 4864, 224, 245},  // 223: N <= 4864
-    {0, 64, 225, 244},  // 224: M <= 64
-    {1, 4096, 226, 243},  // 225: N <= 4096
-    {0, 32, 227, 232},  // 226: M <= 32
-    {2, 96, 228, 231},  // 227: K <= 96
-    {2, 32, 229, 230},  // 228: K <= 32
-    {-1, 0, 24, -1},  // 229: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 43, -1},  // 230: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {-1, 0, 40, -1},  // 231: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (41 samples)
-    {2, 3456, 233, 240},  // 232: K <= 3456
-    {1, 2432, 234, 237},  // 233: N <= 2432
-    {2, 192, 235, 236},  // 234: K <= 192
-    {-1, 0, 43, -1},  // 235: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {-1, 0, 44, -1},  // 236: leaf: 64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem (11 samples)
-    {2, 2048, 238, 239},  // 237: K <= 2048
-    {-1, 0, 43, -1},  // 238: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (45 samples)
-    {-1, 0, 14, -1},  // 239: leaf: 128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {1, 2912, 241, 242},  // 240: N <= 2912
-    {-1, 0, 40, -1},  // 241: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {-1, 0, 14, -1},  // 242: leaf: 128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 50, -1},  // 243: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (18 samples)
-    {-1, 0, 50, -1},  // 244: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (89 samples)
-    {0, 64, 246, 251},  // 245: M <= 64
-    {2, 128, 247, 250},  // 246: K <= 128
-    {0, 32, 248, 249},  // 247: M <= 32
-    {-1, 0, 51, -1},  // 248: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 50, -1},  // 249: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (15 samples)
-    {-1, 0, 51, -1},  // 250: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (57 samples)
-    {2, 2912, 252, 255},  // 251: K <= 2912
-    {2, 1728, 253, 254},  // 252: K <= 1728
-    {-1, 0, 26, -1},  // 253: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (51 samples)
-    {-1, 0, 23, -1},  // 254: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {-1, 0, 27, -1},  // 255: leaf: 64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
-    {1, 2912, 257, 260},  // 256: N <= 2912
-    {1, 2432, 258, 259},  // 257: N <= 2432
-    {-1, 0, 47, -1},  // 258: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 40, -1},  // 259: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 96, 261, 266},  // 260: M <= 96
-    {0, 64, 262, 265},  // 261: M <= 64
-    {1, 4096, 263, 264},  // 262: N <= 4096
-    {-1, 0, 40, -1},  // 263: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 47, -1},  // 264: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (15 samples)
-    {-1, 0, 48, -1},  // 265: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (7 samples)
-    {-1, 0, 49, -1},  // 266: leaf: 64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 64, 268, 277},  // 267: M <= 64
-    {2, 1728, 269, 270},  // 268: K <= 1728
-    {-1, 0, 24, -1},  // 269: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (78 samples)
-    {2, 9728, 271, 274},  // 270: K <= 9728
-    {1, 13792, 272, 273},  // 271: N <= 13792
-    {-1, 0, 25, -1},  // 272: leaf: 64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (24 samples)
-    {-1, 0, 23, -1},  // 273: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {0, 32, 275, 276},  // 274: M <= 32
-    {-1, 0, 22, -1},  // 275: leaf: 64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 21, -1},  // 276: leaf: 64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {0, 96, 278, 285},  // 277: M <= 96
-    {2, 1440, 279, 284},  // 278: K <= 1440
-    {1, 9728, 280, 281},  // 279: N <= 9728
-    {-1, 0, 26, -1},  // 280: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {1, 13792, 282, 283},  // 281: N <= 13792
-    {-1, 0, 1, -1},  // 282: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (20 samples)
-    {-1, 0, 37, -1},  // 283: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
-    {-1, 0, 3, -1},  // 284: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (16 samples)
-    {1, 9728, 286, 289},  // 285: N <= 9728
-    {2, 128, 287, 288},  // 286: K <= 128
-    {-1, 0, 26, -1},  // 287: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 1, -1},  // 288: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {-1, 0, 37, -1},  // 289: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (18 samples)
-    {0, 608, 291, 430},  // 290: M <= 608
-    {1, 2432, 292, 359},  // 291: N <= 2432
-    {0, 416, 293, 340},  // 292: M <= 416
-    {1, 736, 294, 325},  // 293: N <= 736
-    {0, 192, 295, 304},  // 294: M <= 192
-    {1, 608, 296, 301},  // 295: N <= 608
-    {2, 64, 297, 298},  // 296: K <= 64
-    {-1, 0, 34, -1},  // 297: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
-    {2, 5792, 299, 300},  // 298: K <= 5792
-    {-1, 0, 29, -1},  // 299: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (35 samples)
-    {-1, 0, 30, -1},  // 300: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {2, 2912, 302, 303},  // 301: K <= 2912
-    {-1, 0, 43, -1},  // 302: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
-    {-1, 0, 40, -1},  // 303: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {2, 5792, 305, 320},  // 304: K <= 5792
-    {1, 352, 306, 309},  // 305: N <= 352
-    {0, 256, 307, 308},  // 306: M <= 256
-    {-1, 0, 29, -1},  // 307: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 43, -1},  // 308: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 4096, 310, 319},  // 309: K <= 4096
-    {2, 1024, 311, 312},  // 310: K <= 1024
-    {-1, 0, 43, -1},  // 311: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (71 samples)
-    {0, 256, 313, 314},  // 312: M <= 256
-    {-1, 0, 43, -1},  // 313: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {1, 608, 315, 318},  // 314: N <= 608
-    {0, 320, 316, 317},  // 315: M <= 320
-    {-1, 0, 43, -1},  // 316: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
-    {-1, 0, 42, -1},  // 317: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 50, -1},  // 318: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {-1, 0, 14, -1},  // 319: leaf: 128x32x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 9728, 321, 322},  // 320: K <= 9728
-    {-1, 0, 40, -1},  // 321: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 512, 323, 324},  // 322: N <= 512
-    {-1, 0, 40, -1},  // 323: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 42, -1},  // 324: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {0, 352, 326, 335},  // 325: M <= 352
-    {2, 8192, 327, 328},  // 326: K <= 8192
-    {-1, 0, 50, -1},  // 327: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (211 samples)
-    {0, 192, 329, 332},  // 328: M <= 192
-    {2, 11584, 330, 331},  // 329: K <= 11584
-    {-1, 0, 40, -1},  // 330: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 47, -1},  // 331: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 1440, 333, 334},  // 332: N <= 1440
-    {-1, 0, 46, -1},  // 333: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {-1, 0, 48, -1},  // 334: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (8 samples)
-    {1, 1216, 336, 337},  // 335: N <= 1216
-    {-1, 0, 50, -1},  // 336: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (16 samples)
-    {2, 5792, 338, 339},  // 337: K <= 5792
-    {-1, 0, 17, -1},  // 338: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (25 samples)
-    {-1, 0, 16, -1},  // 339: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {1, 864, 341, 348},  // 340: N <= 864
-    {1, 416, 342, 345},  // 341: N <= 416
-    {2, 416, 343, 344},  // 342: K <= 416
-    {-1, 0, 43, -1},  // 343: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
-    {-1, 0, 42, -1},  // 344: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
-    {2, 6880, 346, 347},  // 345: K <= 6880
-    {-1, 0, 50, -1},  // 346: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (50 samples)
-    {-1, 0, 46, -1},  // 347: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {1, 2048, 349, 356},  // 348: N <= 2048
-    {2, 3456, 350, 351},  // 349: K <= 3456
-    {-1, 0, 17, -1},  // 350: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (63 samples)
-    {1, 1440, 352, 355},  // 351: N <= 1440
-    {1, 1024, 353, 354},  // 352: N <= 1024
-    {-1, 0, 46, -1},  // 353: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {-1, 0, 16, -1},  // 354: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (8 samples)
-    {-1, 0, 4, -1},  // 355: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {0, 512, 357, 358},  // 356: M <= 512
-    {-1, 0, 2, -1},  // 357: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 0, -1},  // 358: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (9 samples)
-    {1, 3456, 360, 383},  // 359: N <= 3456
-    {0, 256, 361, 370},  // 360: M <= 256
-    {2, 2912, 362, 369},  // 361: K <= 2912
-    {1, 2912, 363, 366},  // 362: N <= 2912
-    {0, 160, 364, 365},  // 363: M <= 160
-    {-1, 0, 50, -1},  // 364: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
-    {-1, 0, 17, -1},  // 365: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {2, 864, 367, 368},  // 366: K <= 864
-    {-1, 0, 17, -1},  // 367: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (13 samples)
-    {-1, 0, 24, -1},  // 368: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 18, -1},  // 369: leaf: 128x64x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
-    {2, 512, 371, 378},  // 370: K <= 512
-    {0, 512, 372, 377},  // 371: M <= 512
-    {2, 64, 373, 374},  // 372: K <= 64
-    {-1, 0, 2, -1},  // 373: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {0, 416, 375, 376},  // 374: M <= 416
-    {-1, 0, 17, -1},  // 375: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 26, -1},  // 376: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 0, -1},  // 377: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (9 samples)
-    {2, 1024, 379, 380},  // 378: K <= 1024
-    {-1, 0, 37, -1},  // 379: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
-    {0, 320, 381, 382},  // 380: M <= 320
-    {-1, 0, 20, -1},  // 381: leaf: 256x64x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 0, -1},  // 382: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (23 samples)
-    {2, 4864, 384, 397},  // 383: K <= 4864
-    {1, 4096, 385, 396},  // 384: N <= 4096
-    {0, 256, 386, 389},  // 385: M <= 256
-    {2, 1440, 387, 388},  // 386: K <= 1440
-    {-1, 0, 24, -1},  // 387: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 23, -1},  // 388: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (7 samples)
-    {0, 352, 390, 393},  // 389: M <= 352
-    {2, 1440, 391, 392},  // 390: K <= 1440
-    {-1, 0, 0, -1},  // 391: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
-    {-1, 0, 3, -1},  // 392: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {2, 512, 394, 395},  // 393: K <= 512
-    {-1, 0, 17, -1},  // 394: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 37, -1},  // 395: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
-    {-1, 0, 37, -1},  // 396: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (378 samples)
-    {1, 8192, 398, 417},  // 397: N <= 8192
-    {0, 320, 399, 410},  // 398: M <= 320
-    {0, 224, 400, 407},  // 399: M <= 224
-    {1, 4096, 401, 402},  // 400: N <= 4096
-    {-1, 0, 23, -1},  // 401: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
-    {0, 160, 403, 404},  // 402: M <= 160
-    {-1, 0, 3, -1},  // 403: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {2, 11584, 405, 406},  // 404: K <= 11584
-    {-1, 0, 5, -1},  // 405: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
-    {-1, 0, 3, -1},  // 406: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
-    {1, 5792, 408, 409},  // 407: N <= 5792
-    {-1, 0, 0, -1},  // 408: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
-    {-1, 0, 3, -1},  // 409: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {1, 4096, 411, 412},  // 410: N <= 4096
-    {-1, 0, 0, -1},  // 411: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
-    {1, 4864, 413, 414},  // 412: N <= 4864
-    {-1, 0, 2, -1},  // 413: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {0, 416, 415, 416},  // 414: M <= 416
-    {-1, 0, 4, -1},  // 415: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 11, -1},  // 416: leaf: 128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {0, 320, 418, 425},  // 417: M <= 320
-    {1, 13792, 419, 424},  // 418: N <= 13792
-    {1, 11584, 420, 423},  // 419: N <= 11584
-    {0, 192, 421, 422},  // 420: M <= 192
-    {-1, 0, 37, -1},  // 421: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (8 samples)
-    {-1, 0, 4, -1},  // 422: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 3, -1},  // 423: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
-    {-1, 0, 38, -1},  // 424: leaf: 64x256x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {1, 11584, 426, 427},  // 425: N <= 11584
-    {-1, 0, 4, -1},  // 426: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {0, 416, 428, 429},  // 427: M <= 416
-    {-1, 0, 37, -1},  // 428: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 11, -1},  // 429: leaf: 128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
-    {1, 9728, 431, 474},  // 430: N <= 9728
-    {0, 864, 432, 473},  // 431: M <= 864
-    {1, 736, 433, 436},  // 432: N <= 736
-    {2, 6880, 434, 435},  // 433: K <= 6880
-    {-1, 0, 50, -1},  // 434: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (50 samples)
-    {-1, 0, 46, -1},  // 435: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
-    {1, 1440, 437, 442},  // 436: N <= 1440
-    {2, 2912, 438, 439},  // 437: K <= 2912
-    {-1, 0, 17, -1},  // 438: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (23 samples)
-    {2, 8192, 440, 441},  // 439: K <= 8192
-    {-1, 0, 16, -1},  // 440: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
-    {-1, 0, 21, -1},  // 441: leaf: 64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
-    {2, 1728, 443, 454},  // 442: K <= 1728
-    {1, 4096, 444, 453},  // 443: N <= 4096
-    {2, 416, 445, 450},  // 444: K <= 416
-    {2, 64, 446, 449},  // 445: K <= 64
-    {1, 2912, 447, 448},  // 446: N <= 2912
-    {-1, 0, 2, -1},  // 447: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 17, -1},  // 448: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 17, -1},  // 449: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (21 samples)
-    {0, 736, 451, 452},  // 450: M <= 736
-    {-1, 0, 6, -1},  // 451: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (9 samples)
-    {-1, 0, 37, -1},  // 452: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 37, -1},  // 453: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (45 samples)
-    {1, 2432, 455, 462},  // 454: N <= 2432
-    {0, 736, 456, 459},  // 455: M <= 736
-    {2, 4096, 457, 458},  // 456: K <= 4096
-    {-1, 0, 6, -1},  // 457: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {-1, 0, 7, -1},  // 458: leaf: 128x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {2, 6880, 460, 461},  // 459: K <= 6880
-    {-1, 0, 0, -1},  // 460: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {-1, 0, 37, -1},  // 461: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {2, 5792, 463, 468},  // 462: K <= 5792
-    {1, 4096, 464, 465},  // 463: N <= 4096
-    {-1, 0, 2, -1},  // 464: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
-    {0, 736, 466, 467},  // 465: M <= 736
-    {-1, 0, 4, -1},  // 466: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 2, -1},  // 467: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {1, 4864, 469, 472},  // 468: N <= 4864
-    {1, 3456, 470, 471},  // 469: N <= 3456
-    {-1, 0, 7, -1},  // 470: leaf: 128x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
-    {-1, 0, 4, -1},  // 471: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
-    {-1, 0, 11, -1},  // 472: leaf: 128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
-    {-1, 0, 6, -1},  // 473: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (2054 samples)
-    {2, 32, 475, 478},  // 474: K <= 32
-    {0, 2432, 476, 477},  // 475: M <= 2432
-    {-1, 0, 2, -1},  // 476: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
-    {-1, 0, 6, -1},  // 477: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (15 samples)
-    {-1, 0, 2, -1},  // 478: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (300 samples)
+    {12, 7, 1, 96},  // 0: tiles256x128%132 <= 7
+    {1, 864, 2, 69},  // 1: N <= 864
+    {13, 35, 3, 44},  // 2: tiles64x64%132 <= 35
+    {0, 2048, 4, 41},  // 3: M <= 2048
+    {2, 64, 5, 14},  // 4: K <= 64
+    {4, 32, 6, 13},  // 5: pad128(M) <= 32
+    {1, 320, 7, 8},  // 6: N <= 320
+    {-1, 0, 36, -1},  // 7: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (100 samples)
+    {1, 608, 9, 10},  // 8: N <= 608
+    {-1, 0, 34, -1},  // 9: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {2, 32, 11, 12},  // 10: K <= 32
+    {-1, 0, 36, -1},  // 11: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 31, -1},  // 12: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 34, -1},  // 13: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (170 samples)
+    {4, 32, 15, 34},  // 14: pad128(M) <= 32
+    {1, 256, 16, 17},  // 15: N <= 256
+    {-1, 0, 32, -1},  // 16: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (549 samples)
+    {2, 4864, 18, 29},  // 17: K <= 4864
+    {1, 608, 19, 20},  // 18: N <= 608
+    {-1, 0, 30, -1},  // 19: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (97 samples)
+    {7, 32, 21, 22},  // 20: pad128(N) <= 32
+    {-1, 0, 31, -1},  // 21: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (13 samples)
+    {2, 736, 23, 28},  // 22: K <= 736
+    {0, 96, 24, 27},  // 23: M <= 96
+    {1, 736, 25, 26},  // 24: N <= 736
+    {-1, 0, 30, -1},  // 25: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 32, -1},  // 26: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 36, -1},  // 27: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 32, -1},  // 28: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {0, 128, 30, 33},  // 29: M <= 128
+    {13, 11, 31, 32},  // 30: tiles64x64%132 <= 11
+    {-1, 0, 30, -1},  // 31: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 31, -1},  // 32: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (20 samples)
+    {-1, 0, 30, -1},  // 33: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {1, 736, 35, 36},  // 34: N <= 736
+    {-1, 0, 30, -1},  // 35: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (987 samples)
+    {2, 1728, 37, 40},  // 36: K <= 1728
+    {0, 32, 38, 39},  // 37: M <= 32
+    {-1, 0, 31, -1},  // 38: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 30, -1},  // 39: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {-1, 0, 31, -1},  // 40: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {10, 31, 42, 43},  // 41: tiles128x256%132 <= 31
+    {-1, 0, 16, -1},  // 42: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 43: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {0, 2048, 45, 66},  // 44: M <= 2048
+    {1, 224, 46, 59},  // 45: N <= 224
+    {13, 39, 47, 54},  // 46: tiles64x64%132 <= 39
+    {6, 0, 48, 49},  // 47: pad64(N) <= 0
+    {-1, 0, 39, -1},  // 48: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {4, 32, 50, 51},  // 49: pad128(M) <= 32
+    {-1, 0, 32, -1},  // 50: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {2, 320, 52, 53},  // 51: K <= 320
+    {-1, 0, 34, -1},  // 52: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 30, -1},  // 53: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {2, 2432, 55, 56},  // 54: K <= 2432
+    {-1, 0, 10, -1},  // 55: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (35 samples)
+    {3, 0, 57, 58},  // 56: pad64(M) <= 0
+    {-1, 0, 10, -1},  // 57: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 41, -1},  // 58: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {2, 1728, 60, 61},  // 59: K <= 1728
+    {-1, 0, 42, -1},  // 60: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (49 samples)
+    {4, 0, 62, 63},  // 61: pad128(M) <= 0
+    {-1, 0, 41, -1},  // 62: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {8, 32, 64, 65},  // 63: pad256(N) <= 32
+    {-1, 0, 40, -1},  // 64: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {-1, 0, 39, -1},  // 65: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
+    {2, 608, 67, 68},  // 66: K <= 608
+    {-1, 0, 16, -1},  // 67: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 6, -1},  // 68: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {0, 128, 70, 73},  // 69: M <= 128
+    {2, 160, 71, 72},  // 70: K <= 160
+    {-1, 0, 34, -1},  // 71: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {-1, 0, 31, -1},  // 72: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
+    {0, 2432, 74, 87},  // 73: M <= 2432
+    {5, 32, 75, 78},  // 74: pad256(M) <= 32
+    {7, 64, 76, 77},  // 75: pad128(N) <= 64
+    {-1, 0, 2, -1},  // 76: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 77: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {9, 115, 79, 86},  // 78: tiles128x128%132 <= 115
+    {0, 1024, 80, 83},  // 79: M <= 1024
+    {2, 4096, 81, 82},  // 80: K <= 4096
+    {-1, 0, 37, -1},  // 81: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (20 samples)
+    {-1, 0, 4, -1},  // 82: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {9, 19, 84, 85},  // 83: tiles128x128%132 <= 19
+    {-1, 0, 37, -1},  // 84: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 2, -1},  // 85: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 0, -1},  // 86: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
+    {1, 8192, 88, 93},  // 87: N <= 8192
+    {0, 2912, 89, 90},  // 88: M <= 2912
+    {-1, 0, 2, -1},  // 89: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {10, 3, 91, 92},  // 90: tiles128x256%132 <= 3
+    {-1, 0, 2, -1},  // 91: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 6, -1},  // 92: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (50 samples)
+    {13, 23, 94, 95},  // 93: tiles64x64%132 <= 23
+    {-1, 0, 6, -1},  // 94: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 2, -1},  // 95: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (11 samples)
+    {0, 608, 97, 284},  // 96: M <= 608
+    {10, 31, 98, 203},  // 97: tiles128x256%132 <= 31
+    {11, 67, 99, 168},  // 98: tiles64x128%132 <= 67
+    {13, 63, 100, 147},  // 99: tiles64x64%132 <= 63
+    {13, 31, 101, 118},  // 100: tiles64x64%132 <= 31
+    {1, 2048, 102, 113},  // 101: N <= 2048
+    {2, 64, 103, 106},  // 102: K <= 64
+    {7, 0, 104, 105},  // 103: pad128(N) <= 0
+    {-1, 0, 35, -1},  // 104: leaf: 64x16x64_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 34, -1},  // 105: leaf: 64x16x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (17 samples)
+    {0, 64, 107, 110},  // 106: M <= 64
+    {9, 15, 108, 109},  // 107: tiles128x128%132 <= 15
+    {-1, 0, 31, -1},  // 108: leaf: 64x16x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (133 samples)
+    {-1, 0, 30, -1},  // 109: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (11 samples)
+    {2, 608, 111, 112},  // 110: K <= 608
+    {-1, 0, 36, -1},  // 111: leaf: 64x16x64_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 32, -1},  // 112: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {2, 2048, 114, 117},  // 113: K <= 2048
+    {1, 9728, 115, 116},  // 114: N <= 9728
+    {-1, 0, 25, -1},  // 115: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 37, -1},  // 116: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 4, -1},  // 117: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {2, 4096, 119, 142},  // 118: K <= 4096
+    {0, 32, 120, 131},  // 119: M <= 32
+    {2, 96, 121, 126},  // 120: K <= 96
+    {7, 32, 122, 125},  // 121: pad128(N) <= 32
+    {6, 0, 123, 124},  // 122: pad64(N) <= 0
+    {-1, 0, 42, -1},  // 123: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 43, -1},  // 124: leaf: 64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 40, -1},  // 125: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {1, 2432, 127, 130},  // 126: N <= 2432
+    {2, 128, 128, 129},  // 127: K <= 128
+    {-1, 0, 40, -1},  // 128: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 43, -1},  // 129: leaf: 64x32x64_1x4x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {-1, 0, 40, -1},  // 130: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (25 samples)
+    {2, 32, 132, 135},  // 131: K <= 32
+    {1, 2912, 133, 134},  // 132: N <= 2912
+    {-1, 0, 42, -1},  // 133: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (17 samples)
+    {-1, 0, 25, -1},  // 134: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {5, 0, 136, 137},  // 135: pad256(M) <= 0
+    {-1, 0, 41, -1},  // 136: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {2, 3456, 138, 139},  // 137: K <= 3456
+    {-1, 0, 42, -1},  // 138: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (207 samples)
+    {13, 51, 140, 141},  // 139: tiles64x64%132 <= 51
+    {-1, 0, 40, -1},  // 140: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {-1, 0, 41, -1},  // 141: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {0, 320, 143, 146},  // 142: M <= 320
+    {1, 736, 144, 145},  // 143: N <= 736
+    {-1, 0, 39, -1},  // 144: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 40, -1},  // 145: leaf: 64x32x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (51 samples)
+    {-1, 0, 41, -1},  // 146: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
+    {1, 8192, 148, 165},  // 147: N <= 8192
+    {2, 8192, 149, 160},  // 148: K <= 8192
+    {1, 4864, 150, 151},  // 149: N <= 4864
+    {-1, 0, 48, -1},  // 150: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (308 samples)
+    {2, 128, 152, 157},  // 151: K <= 128
+    {7, 32, 153, 156},  // 152: pad128(N) <= 32
+    {13, 99, 154, 155},  // 153: tiles64x64%132 <= 99
+    {-1, 0, 49, -1},  // 154: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 48, -1},  // 155: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 48, -1},  // 156: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (12 samples)
+    {8, 192, 158, 159},  // 157: pad256(N) <= 192
+    {-1, 0, 49, -1},  // 158: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (49 samples)
+    {-1, 0, 48, -1},  // 159: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {0, 224, 161, 164},  // 160: M <= 224
+    {4, 0, 162, 163},  // 161: pad128(M) <= 0
+    {-1, 0, 47, -1},  // 162: leaf: 64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 45, -1},  // 163: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (24 samples)
+    {-1, 0, 44, -1},  // 164: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (18 samples)
+    {10, 3, 166, 167},  // 165: tiles128x256%132 <= 3
+    {-1, 0, 11, -1},  // 166: leaf: 128x256x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {-1, 0, 37, -1},  // 167: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (8 samples)
+    {1, 3456, 169, 186},  // 168: N <= 3456
+    {4, 0, 170, 179},  // 169: pad128(M) <= 0
+    {9, 35, 171, 172},  // 170: tiles128x128%132 <= 35
+    {-1, 0, 48, -1},  // 171: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {2, 128, 173, 174},  // 172: K <= 128
+    {-1, 0, 16, -1},  // 173: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {2, 4096, 175, 178},  // 174: K <= 4096
+    {9, 51, 176, 177},  // 175: tiles128x128%132 <= 51
+    {-1, 0, 27, -1},  // 176: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (14 samples)
+    {-1, 0, 16, -1},  // 177: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 29, -1},  // 178: leaf: 64x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {2, 3456, 180, 181},  // 179: K <= 3456
+    {-1, 0, 16, -1},  // 180: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (86 samples)
+    {1, 2048, 182, 183},  // 181: N <= 2048
+    {-1, 0, 15, -1},  // 182: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (14 samples)
+    {11, 79, 184, 185},  // 183: tiles64x128%132 <= 79
+    {-1, 0, 46, -1},  // 184: leaf: 64x64x128_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {-1, 0, 24, -1},  // 185: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {4, 32, 187, 200},  // 186: pad128(M) <= 32
+    {2, 2432, 188, 195},  // 187: K <= 2432
+    {8, 64, 189, 192},  // 188: pad256(N) <= 64
+    {9, 55, 190, 191},  // 189: tiles128x128%132 <= 55
+    {-1, 0, 25, -1},  // 190: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (18 samples)
+    {-1, 0, 27, -1},  // 191: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {10, 19, 193, 194},  // 192: tiles128x256%132 <= 19
+    {-1, 0, 25, -1},  // 193: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 27, -1},  // 194: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (40 samples)
+    {11, 99, 196, 197},  // 195: tiles64x128%132 <= 99
+    {-1, 0, 28, -1},  // 196: leaf: 64x128x64_2x4x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {2, 5792, 198, 199},  // 197: K <= 5792
+    {-1, 0, 24, -1},  // 198: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (6 samples)
+    {-1, 0, 22, -1},  // 199: leaf: 64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
+    {1, 4096, 201, 202},  // 200: N <= 4096
+    {-1, 0, 25, -1},  // 201: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 37, -1},  // 202: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (13 samples)
+    {0, 64, 204, 221},  // 203: M <= 64
+    {2, 1728, 205, 212},  // 204: K <= 1728
+    {13, 123, 206, 211},  // 205: tiles64x64%132 <= 123
+    {13, 15, 207, 210},  // 206: tiles64x64%132 <= 15
+    {10, 35, 208, 209},  // 207: tiles128x256%132 <= 35
+    {-1, 0, 25, -1},  // 208: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 26, -1},  // 209: leaf: 64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {-1, 0, 25, -1},  // 210: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (67 samples)
+    {-1, 0, 48, -1},  // 211: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {2, 9728, 213, 218},  // 212: K <= 9728
+    {13, 119, 214, 217},  // 213: tiles64x64%132 <= 119
+    {13, 79, 215, 216},  // 214: tiles64x64%132 <= 79
+    {-1, 0, 26, -1},  // 215: leaf: 64x128x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (19 samples)
+    {-1, 0, 24, -1},  // 216: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {-1, 0, 48, -1},  // 217: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {3, 0, 219, 220},  // 218: pad64(M) <= 0
+    {-1, 0, 22, -1},  // 219: leaf: 64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
+    {-1, 0, 23, -1},  // 220: leaf: 64x128x128_1x8x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {10, 39, 222, 249},  // 221: tiles128x256%132 <= 39
+    {4, 32, 223, 236},  // 222: pad128(M) <= 32
+    {2, 2048, 224, 231},  // 223: K <= 2048
+    {1, 4864, 225, 226},  // 224: N <= 4864
+    {-1, 0, 16, -1},  // 225: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (23 samples)
+    {0, 128, 227, 230},  // 226: M <= 128
+    {9, 71, 228, 229},  // 227: tiles128x128%132 <= 71
+    {-1, 0, 27, -1},  // 228: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 1, -1},  // 229: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
+    {-1, 0, 37, -1},  // 230: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {0, 224, 232, 235},  // 231: M <= 224
+    {9, 67, 233, 234},  // 232: tiles128x128%132 <= 67
+    {-1, 0, 24, -1},  // 233: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (4 samples)
+    {-1, 0, 3, -1},  // 234: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (6 samples)
+    {-1, 0, 2, -1},  // 235: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {2, 2048, 237, 246},  // 236: K <= 2048
+    {1, 2432, 238, 241},  // 237: N <= 2432
+    {8, 96, 239, 240},  // 238: pad256(N) <= 96
+    {-1, 0, 25, -1},  // 239: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 16, -1},  // 240: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {3, 0, 242, 245},  // 241: pad64(M) <= 0
+    {0, 320, 243, 244},  // 242: M <= 320
+    {-1, 0, 25, -1},  // 243: leaf: 64x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (10 samples)
+    {-1, 0, 37, -1},  // 244: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 50, -1},  // 245: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {5, 96, 247, 248},  // 246: pad256(M) <= 96
+    {-1, 0, 24, -1},  // 247: leaf: 64x128x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {-1, 0, 21, -1},  // 248: leaf: 256x64x64_1x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {10, 47, 250, 269},  // 249: tiles128x256%132 <= 47
+    {1, 5792, 251, 262},  // 250: N <= 5792
+    {0, 224, 252, 255},  // 251: M <= 224
+    {2, 2048, 253, 254},  // 252: K <= 2048
+    {-1, 0, 0, -1},  // 253: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (12 samples)
+    {-1, 0, 3, -1},  // 254: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (12 samples)
+    {1, 4096, 256, 261},  // 255: N <= 4096
+    {11, 43, 257, 258},  // 256: tiles64x128%132 <= 43
+    {-1, 0, 0, -1},  // 257: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (25 samples)
+    {2, 1440, 259, 260},  // 258: K <= 1440
+    {-1, 0, 37, -1},  // 259: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 2, -1},  // 260: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 37, -1},  // 261: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {0, 96, 263, 266},  // 262: M <= 96
+    {2, 1216, 264, 265},  // 263: K <= 1216
+    {-1, 0, 1, -1},  // 264: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (14 samples)
+    {-1, 0, 3, -1},  // 265: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {2, 2048, 267, 268},  // 266: K <= 2048
+    {-1, 0, 37, -1},  // 267: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (9 samples)
+    {-1, 0, 3, -1},  // 268: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {0, 96, 270, 277},  // 269: M <= 96
+    {2, 1440, 271, 274},  // 270: K <= 1440
+    {11, 103, 272, 273},  // 271: tiles64x128%132 <= 103
+    {-1, 0, 1, -1},  // 272: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
+    {-1, 0, 37, -1},  // 273: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {8, 32, 275, 276},  // 274: pad256(N) <= 32
+    {-1, 0, 3, -1},  // 275: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {-1, 0, 1, -1},  // 276: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {1, 3456, 278, 283},  // 277: N <= 3456
+    {12, 75, 279, 282},  // 278: tiles256x128%132 <= 75
+    {8, 64, 280, 281},  // 279: pad256(N) <= 64
+    {-1, 0, 2, -1},  // 280: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 0, -1},  // 281: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (22 samples)
+    {-1, 0, 37, -1},  // 282: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 37, -1},  // 283: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (366 samples)
+    {1, 160, 285, 400},  // 284: N <= 160
+    {12, 31, 286, 349},  // 285: tiles256x128%132 <= 31
+    {13, 67, 287, 326},  // 286: tiles64x64%132 <= 67
+    {8, 192, 288, 317},  // 287: pad256(N) <= 192
+    {11, 63, 289, 308},  // 288: tiles64x128%132 <= 63
+    {2, 1728, 290, 297},  // 289: K <= 1728
+    {13, 31, 291, 292},  // 290: tiles64x64%132 <= 31
+    {-1, 0, 30, -1},  // 291: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (7 samples)
+    {12, 15, 293, 296},  // 292: tiles256x128%132 <= 15
+    {13, 35, 294, 295},  // 293: tiles64x64%132 <= 35
+    {-1, 0, 42, -1},  // 294: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (6 samples)
+    {-1, 0, 10, -1},  // 295: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (68 samples)
+    {-1, 0, 42, -1},  // 296: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {13, 31, 298, 299},  // 297: tiles64x64%132 <= 31
+    {-1, 0, 30, -1},  // 298: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {13, 35, 300, 301},  // 299: tiles64x64%132 <= 35
+    {-1, 0, 39, -1},  // 300: leaf: 64x32x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {13, 63, 302, 307},  // 301: tiles64x64%132 <= 63
+    {2, 5792, 303, 306},  // 302: K <= 5792
+    {11, 43, 304, 305},  // 303: tiles64x128%132 <= 43
+    {-1, 0, 10, -1},  // 304: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (10 samples)
+    {-1, 0, 41, -1},  // 305: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
+    {-1, 0, 41, -1},  // 306: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {-1, 0, 13, -1},  // 307: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {11, 87, 309, 312},  // 308: tiles64x128%132 <= 87
+    {7, 0, 310, 311},  // 309: pad128(N) <= 0
+    {-1, 0, 50, -1},  // 310: leaf: 64x64x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 13, -1},  // 311: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (28 samples)
+    {13, 23, 313, 314},  // 312: tiles64x64%132 <= 23
+    {-1, 0, 13, -1},  // 313: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {2, 2048, 315, 316},  // 314: K <= 2048
+    {-1, 0, 16, -1},  // 315: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (21 samples)
+    {-1, 0, 15, -1},  // 316: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {2, 4864, 318, 325},  // 317: K <= 4864
+    {4, 32, 319, 320},  // 318: pad128(M) <= 32
+    {-1, 0, 32, -1},  // 319: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (34 samples)
+    {9, 31, 321, 324},  // 320: tiles128x128%132 <= 31
+    {0, 3456, 322, 323},  // 321: M <= 3456
+    {-1, 0, 30, -1},  // 322: leaf: 64x16x128_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (23 samples)
+    {-1, 0, 32, -1},  // 323: leaf: 64x16x128_2x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 10, -1},  // 324: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 33, -1},  // 325: leaf: 64x16x128_8x1x1_0_tnn_align8_warpspecialized_epi_nosmem (14 samples)
+    {8, 192, 327, 346},  // 326: pad256(N) <= 192
+    {2, 8192, 328, 341},  // 327: K <= 8192
+    {4, 0, 329, 334},  // 328: pad128(M) <= 0
+    {9, 51, 330, 333},  // 329: tiles128x128%132 <= 51
+    {0, 2432, 331, 332},  // 330: M <= 2432
+    {-1, 0, 48, -1},  // 331: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (8 samples)
+    {-1, 0, 13, -1},  // 332: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (26 samples)
+    {-1, 0, 15, -1},  // 333: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
+    {11, 103, 335, 336},  // 334: tiles64x128%132 <= 103
+    {-1, 0, 48, -1},  // 335: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (107 samples)
+    {1, 64, 337, 338},  // 336: N <= 64
+    {-1, 0, 13, -1},  // 337: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (17 samples)
+    {2, 864, 339, 340},  // 338: K <= 864
+    {-1, 0, 16, -1},  // 339: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (8 samples)
+    {-1, 0, 15, -1},  // 340: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {9, 47, 342, 345},  // 341: tiles128x128%132 <= 47
+    {11, 55, 343, 344},  // 342: tiles64x128%132 <= 55
+    {-1, 0, 47, -1},  // 343: leaf: 64x64x128_2x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 44, -1},  // 344: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (19 samples)
+    {-1, 0, 15, -1},  // 345: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {2, 6880, 347, 348},  // 346: K <= 6880
+    {-1, 0, 10, -1},  // 347: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (44 samples)
+    {-1, 0, 41, -1},  // 348: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {1, 32, 350, 353},  // 349: N <= 32
+    {2, 9728, 351, 352},  // 350: K <= 9728
+    {-1, 0, 13, -1},  // 351: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (60 samples)
+    {-1, 0, 12, -1},  // 352: leaf: 128x32x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
+    {2, 3456, 354, 379},  // 353: K <= 3456
+    {11, 3, 355, 358},  // 354: tiles64x128%132 <= 3
+    {1, 96, 356, 357},  // 355: N <= 96
+    {-1, 0, 52, -1},  // 356: leaf: 64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 51, -1},  // 357: leaf: 64x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {7, 32, 359, 374},  // 358: pad128(N) <= 32
+    {9, 67, 360, 363},  // 359: tiles128x128%132 <= 67
+    {2, 864, 361, 362},  // 360: K <= 864
+    {-1, 0, 16, -1},  // 361: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 15, -1},  // 362: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {11, 23, 364, 365},  // 363: tiles64x128%132 <= 23
+    {-1, 0, 52, -1},  // 364: leaf: 64x64x64_4x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {2, 64, 366, 367},  // 365: K <= 64
+    {-1, 0, 9, -1},  // 366: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {2, 1216, 368, 369},  // 367: K <= 1216
+    {-1, 0, 5, -1},  // 368: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (17 samples)
+    {9, 91, 370, 371},  // 369: tiles128x128%132 <= 91
+    {-1, 0, 0, -1},  // 370: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {1, 96, 372, 373},  // 371: N <= 96
+    {-1, 0, 5, -1},  // 372: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 373: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {13, 127, 375, 378},  // 374: tiles64x64%132 <= 127
+    {13, 123, 376, 377},  // 375: tiles64x64%132 <= 123
+    {-1, 0, 16, -1},  // 376: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (100 samples)
+    {-1, 0, 51, -1},  // 377: leaf: 64x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 13, -1},  // 378: leaf: 128x32x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {1, 64, 380, 383},  // 379: N <= 64
+    {9, 67, 381, 382},  // 380: tiles128x128%132 <= 67
+    {-1, 0, 44, -1},  // 381: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 15, -1},  // 382: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (19 samples)
+    {6, 0, 384, 387},  // 383: pad64(N) <= 0
+    {11, 63, 385, 386},  // 384: tiles64x128%132 <= 63
+    {-1, 0, 0, -1},  // 385: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 386: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {9, 39, 388, 389},  // 387: tiles128x128%132 <= 39
+    {-1, 0, 20, -1},  // 388: leaf: 256x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {12, 39, 390, 391},  // 389: tiles256x128%132 <= 39
+    {-1, 0, 19, -1},  // 390: leaf: 256x32x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {12, 99, 392, 399},  // 391: tiles256x128%132 <= 99
+    {0, 8192, 393, 394},  // 392: M <= 8192
+    {-1, 0, 0, -1},  // 393: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (8 samples)
+    {13, 59, 395, 396},  // 394: tiles64x64%132 <= 59
+    {-1, 0, 9, -1},  // 395: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {4, 32, 397, 398},  // 396: pad128(M) <= 32
+    {-1, 0, 9, -1},  // 397: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 8, -1},  // 398: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {-1, 0, 18, -1},  // 399: leaf: 256x128x64_2x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {1, 320, 401, 456},  // 400: N <= 320
+    {12, 19, 402, 419},  // 401: tiles256x128%132 <= 19
+    {13, 67, 403, 416},  // 402: tiles64x64%132 <= 67
+    {10, 15, 404, 413},  // 403: tiles128x256%132 <= 15
+    {2, 192, 405, 410},  // 404: K <= 192
+    {12, 11, 406, 409},  // 405: tiles256x128%132 <= 11
+    {0, 1024, 407, 408},  // 406: M <= 1024
+    {-1, 0, 42, -1},  // 407: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (9 samples)
+    {-1, 0, 10, -1},  // 408: leaf: 128x16x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {-1, 0, 48, -1},  // 409: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {13, 51, 411, 412},  // 410: tiles64x64%132 <= 51
+    {-1, 0, 42, -1},  // 411: leaf: 64x32x64_1x2x1_0_tnn_align8_warpspecialized_epi_nosmem (5 samples)
+    {-1, 0, 41, -1},  // 412: leaf: 64x32x256_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (32 samples)
+    {2, 512, 414, 415},  // 413: K <= 512
+    {-1, 0, 16, -1},  // 414: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 15, -1},  // 415: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {2, 8192, 417, 418},  // 416: K <= 8192
+    {-1, 0, 48, -1},  // 417: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (70 samples)
+    {-1, 0, 44, -1},  // 418: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (13 samples)
+    {9, 83, 420, 437},  // 419: tiles128x128%132 <= 83
+    {2, 2432, 421, 426},  // 420: K <= 2432
+    {10, 111, 422, 425},  // 421: tiles128x256%132 <= 111
+    {12, 103, 423, 424},  // 422: tiles256x128%132 <= 103
+    {-1, 0, 16, -1},  // 423: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (112 samples)
+    {-1, 0, 6, -1},  // 424: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 6, -1},  // 425: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {0, 4864, 427, 432},  // 426: M <= 4864
+    {10, 23, 428, 429},  // 427: tiles128x256%132 <= 23
+    {-1, 0, 48, -1},  // 428: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {2, 9728, 430, 431},  // 429: K <= 9728
+    {-1, 0, 15, -1},  // 430: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (15 samples)
+    {-1, 0, 14, -1},  // 431: leaf: 128x64x128_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (4 samples)
+    {0, 6880, 433, 434},  // 432: M <= 6880
+    {-1, 0, 9, -1},  // 433: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {1, 192, 435, 436},  // 434: N <= 192
+    {-1, 0, 20, -1},  // 435: leaf: 256x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 436: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (18 samples)
+    {0, 4096, 438, 439},  // 437: M <= 4096
+    {-1, 0, 9, -1},  // 438: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (10 samples)
+    {0, 5792, 440, 443},  // 439: M <= 5792
+    {2, 1024, 441, 442},  // 440: K <= 1024
+    {-1, 0, 16, -1},  // 441: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 0, -1},  // 442: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (9 samples)
+    {0, 6880, 444, 449},  // 443: M <= 6880
+    {2, 1440, 445, 448},  // 444: K <= 1440
+    {5, 128, 446, 447},  // 445: pad256(M) <= 128
+    {-1, 0, 16, -1},  // 446: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 1, -1},  // 447: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (5 samples)
+    {-1, 0, 0, -1},  // 448: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
+    {10, 31, 450, 451},  // 449: tiles128x256%132 <= 31
+    {-1, 0, 16, -1},  // 450: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {2, 32, 452, 453},  // 451: K <= 32
+    {-1, 0, 16, -1},  // 452: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {10, 55, 454, 455},  // 453: tiles128x256%132 <= 55
+    {-1, 0, 9, -1},  // 454: leaf: 128x128x64_8x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 6, -1},  // 455: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (43 samples)
+    {1, 9728, 457, 502},  // 456: N <= 9728
+    {0, 864, 458, 501},  // 457: M <= 864
+    {1, 736, 459, 464},  // 458: N <= 736
+    {13, 11, 460, 461},  // 459: tiles64x64%132 <= 11
+    {-1, 0, 16, -1},  // 460: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {2, 6880, 462, 463},  // 461: K <= 6880
+    {-1, 0, 48, -1},  // 462: leaf: 64x64x64_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (46 samples)
+    {-1, 0, 44, -1},  // 463: leaf: 64x64x128_1x1x1_0_tnn_align8_warpspecialized_epi_nosmem (4 samples)
+    {1, 1440, 465, 470},  // 464: N <= 1440
+    {2, 2912, 466, 467},  // 465: K <= 2912
+    {-1, 0, 16, -1},  // 466: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (23 samples)
+    {2, 8192, 468, 469},  // 467: K <= 8192
+    {-1, 0, 15, -1},  // 468: leaf: 128x64x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
+    {-1, 0, 22, -1},  // 469: leaf: 64x128x128_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_nosmem (5 samples)
+    {5, 96, 471, 480},  // 470: pad256(M) <= 96
+    {1, 5792, 472, 475},  // 471: N <= 5792
+    {9, 15, 473, 474},  // 472: tiles128x128%132 <= 15
+    {-1, 0, 17, -1},  // 473: leaf: 128x64x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 474: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (46 samples)
+    {2, 352, 476, 479},  // 475: K <= 352
+    {4, 32, 477, 478},  // 476: pad128(M) <= 32
+    {-1, 0, 27, -1},  // 477: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 37, -1},  // 478: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 7, -1},  // 479: leaf: 128x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {3, 0, 481, 492},  // 480: pad64(M) <= 0
+    {8, 0, 482, 483},  // 481: pad256(N) <= 0
+    {-1, 0, 2, -1},  // 482: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {11, 11, 484, 485},  // 483: tiles64x128%132 <= 11
+    {-1, 0, 2, -1},  // 484: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {0, 736, 486, 491},  // 485: M <= 736
+    {13, 87, 487, 490},  // 486: tiles64x64%132 <= 87
+    {1, 3456, 488, 489},  // 487: N <= 3456
+    {-1, 0, 38, -1},  // 488: leaf: 64x256x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 37, -1},  // 489: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {-1, 0, 4, -1},  // 490: leaf: 128x128x64_1x8x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 37, -1},  // 491: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (17 samples)
+    {1, 2432, 493, 494},  // 492: N <= 2432
+    {-1, 0, 0, -1},  // 493: leaf: 128x128x64_1x1x1_0_tnn_align8_warpspecialized_cooperative_epi_tma (7 samples)
+    {2, 2048, 495, 500},  // 494: K <= 2048
+    {9, 47, 496, 497},  // 495: tiles128x128%132 <= 47
+    {-1, 0, 27, -1},  // 496: leaf: 64x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {13, 39, 498, 499},  // 497: tiles64x64%132 <= 39
+    {-1, 0, 37, -1},  // 498: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 2, -1},  // 499: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (8 samples)
+    {-1, 0, 7, -1},  // 500: leaf: 128x128x64_2x4x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (4 samples)
+    {-1, 0, 6, -1},  // 501: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (1953 samples)
+    {0, 736, 503, 506},  // 502: M <= 736
+    {11, 59, 504, 505},  // 503: tiles64x128%132 <= 59
+    {-1, 0, 37, -1},  // 504: leaf: 64x256x64_1x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (7 samples)
+    {-1, 0, 2, -1},  // 505: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (5 samples)
+    {2, 32, 507, 510},  // 506: K <= 32
+    {0, 2432, 508, 509},  // 507: M <= 2432
+    {-1, 0, 2, -1},  // 508: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (6 samples)
+    {-1, 0, 6, -1},  // 509: leaf: 128x128x64_2x1x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (15 samples)
+    {-1, 0, 2, -1},  // 510: leaf: 128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma (268 samples)
 };
 
 // The compiled choice for a problem, ignoring the environment.
@@ -699,8 +756,7 @@ inline constexpr GemmChoice gemm_kernel_default(int64_t m, int64_t n, int64_t k)
     int32_t at = 0;
     while (kGemmTree[at].dim >= 0) {
         const GemmNode& node = kGemmTree[at];
-        const int64_t x = node.dim == 0 ? m : (node.dim == 1 ? n : k);
-        at = x <= node.edge ? node.left : node.right;
+        at = gemm_feature(node.dim, m, n, k) <= node.edge ? node.left : node.right;
     }
     return kGemmChoices[kGemmTree[at].left];
 }

@@ -31,7 +31,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-header",
         action="store_true",
-        help="skip the header-vs-select rows (they grow a dispatch tree: about a minute)",
+        help="skip the header-vs-select rows (they grow a dispatch tree: one to two minutes)",
     )
     parser.add_argument(
         "--params", default=None, help="XGBoost settings from 'benchspace cutlass hpo --out'"

@@ -49,6 +49,10 @@ def test_the_tree_keeps_the_selectors_choice_on_its_own_sample(
     # A one-leaf tree can only be worse on average than a tree with a budget.
     single = choose_dispatch(selector, dataclasses.replace(SPEC, max_leaves=1))
     assert check_header(selector, single, 200, 5).predicted.mean >= check.predicted.mean
+    boxes = choose_dispatch(selector, dataclasses.replace(SPEC, quantised=False))
+    assert [f.name for f in boxes.features] == ["M", "N", "K"]
+    assert all(n.dim < 3 for n in boxes.tree.nodes)
+    assert check_header(selector, boxes, 200, 5).samples == 200
 
 
 def test_the_check_refuses_the_build_seed(selector: DeployedSelector) -> None:
@@ -69,7 +73,7 @@ def test_cublas_leaves_follow_same_round_evidence(selector: DeployedSelector) ->
     with_cublas = dataclasses.replace(selector, cublas=evidence)
     dispatch = choose_dispatch(with_cublas, SPEC)
     assert dispatch.cublas_leaves == 1
-    chosen = dispatch.tree.choose(np.array([[8192, 8192, 8192], [64, 64, 64]]))
+    chosen = dispatch.choose(np.array([[8192, 8192, 8192], [64, 64, 64]]))
     assert dispatch.choices[chosen[0]].kernel == CUBLAS
     assert dispatch.choices[chosen[1]].kernel != CUBLAS
     assert "(1 leaves here)" in render_gemm_header(dispatch).replace("\n// ", " ")
@@ -98,3 +102,30 @@ def test_header_check_command(
     assert "predicted regret (judged by the selector's own calibrated scores, not measured)" in out
     assert not (tmp_path / "gemm_kernels.hh").exists()
     assert main([*args, "--check-samples", "0"]) == 2
+
+
+def test_select_names_cublas_where_same_round_evidence_is_near(
+    selector: DeployedSelector,
+) -> None:
+    from evaluation.deploy.select import cublas_advice, rank_shape
+    from evaluation.deploy.select_format import render_ranking
+
+    evidence = pd.DataFrame(
+        {
+            "M": [8192], "N": [8192], "K": [8192], "layout": ["tnn"],
+            "cublas_tflops": [600.0], "pick": ["x"], "pick_tflops": [500.0],
+            "best_tflops": [510.0],
+        }
+    )  # fmt: skip
+    with_cublas = dataclasses.replace(selector, cublas=evidence)
+    assert cublas_advice(selector, 8192, 8192, 8192) is None
+    assert cublas_advice(with_cublas, 64, 64, 64) is None  # too far from any evidence
+    advice = cublas_advice(with_cublas, 8192, 8192, 6144)
+    assert advice is not None and advice.use and advice.at == (8192, 8192, 8192)
+    lines = render_ranking(
+        (8192, 8192, 6144), rank_shape(selector, 8192, 8192, 6144), "s", "m", 1, advice
+    )
+    assert lines[1] == (
+        "  cublas: at 8192x8192x8192 (log2 distance 0.42) cuBLAS ran 600.0 TFLOP/s against the "
+        "pick's 500.0, timed in the same rounds: dispatch to cublas instead"
+    )

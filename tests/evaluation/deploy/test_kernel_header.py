@@ -7,7 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pandas as pd
+import numpy as np
 import pytest
 from selector_data import ROOT
 
@@ -20,6 +20,7 @@ from evaluation.deploy.kernel_header import (
     render_gemm_header,
     spec_from_space,
 )
+from evaluation.deploy.shape_features import feature_matrix, shape_features
 from harness.errors import HeaderError
 from harness.spaces.load import load_space
 
@@ -78,6 +79,8 @@ def synthetic_dispatch() -> GemmDispatch:
         ),
         kernels=(K1, K2, K3, CUBLAS),
         origin="a hand-made synthetic tree (test data)",
+        features=shape_features(spec.domain, 132),
+        sms=132,
         cublas_leaves=1,
     )
 
@@ -90,8 +93,7 @@ def test_header_matches_the_golden_file() -> None:
 
 
 def test_the_tree_chooses_in_python_as_in_cxx() -> None:
-    tree = synthetic_dispatch().tree
-    assert tree.choose(pd.DataFrame(SHAPES).to_numpy()).tolist() == [0, 2, 1, 1, 2]
+    assert synthetic_dispatch().choose(np.array(SHAPES)).tolist() == [0, 2, 1, 1, 2]
 
 
 @pytest.fixture(scope="module")
@@ -177,6 +179,8 @@ def test_bad_names_are_refused() -> None:
         choices=good.choices,
         kernels=good.kernels,
         origin="x",
+        features=good.features,
+        sms=132,
     )
     with pytest.raises(
         HeaderError,
@@ -185,12 +189,24 @@ def test_bad_names_are_refused() -> None:
     ):
         render_gemm_header(bad)
     bad = GemmDispatch(
-        spec=good.spec, tree=good.tree, choices=good.choices, kernels=(K1, CUBLAS), origin="x"
+        spec=good.spec,
+        tree=good.tree,
+        choices=good.choices,
+        kernels=(K1, CUBLAS),
+        origin="x",
+        features=good.features,
+        sms=132,
     )
     with pytest.raises(HeaderError, match=f"leaf kernel '{K2}' is not in the kernel list"):
         render_gemm_header(bad)
     bad = GemmDispatch(
-        spec=good.spec, tree=good.tree, choices=good.choices, kernels=(K1, K2), origin="x"
+        spec=good.spec,
+        tree=good.tree,
+        choices=good.choices,
+        kernels=(K1, K2),
+        origin="x",
+        features=good.features,
+        sms=132,
     )
     with pytest.raises(HeaderError, match="the kernel list must end with 'cublas'"):
         render_gemm_header(bad)
@@ -198,3 +214,31 @@ def test_bad_names_are_refused() -> None:
 
 def test_the_generator_has_the_template() -> None:
     assert (ROOT / "generators" / "templates" / "gemm_kernels.hh.j2").is_file()
+
+
+def test_the_features_agree_between_numpy_and_cxx(tmp_path: Path) -> None:
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ is not installed")
+    (tmp_path / "gemm_kernels.hh").write_text(render_gemm_header(synthetic_dispatch()))
+    shapes = [(1, 1, 1), (100, 5000, 64), (4096, 4096, 4096), (16384, 200, 33), (129, 257, 7)]
+    body = "".join(
+        f'for (int f = 0; f < {len(synthetic_dispatch().features)}; ++f) std::printf("%lld ", '
+        f'static_cast<long long>(g::gemm_feature(f, {m}, {n}, {k})));\n    std::printf("\\n");\n'
+        for m, n, k in shapes
+    )
+    (tmp_path / "main.cc").write_text(
+        '#include <cstdio>\n#include "gemm_kernels.hh"\nnamespace g = synthetic::gemm;\n'
+        f"int main() {{\n{body}return 0;\n}}\n"
+    )
+    argv = [gxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{tmp_path}"]
+    proc = subprocess.run(
+        [*argv, str(tmp_path / "main.cc"), "-o", str(tmp_path / "main")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True, check=True)
+    got = [[int(v) for v in line.split()] for line in out.stdout.splitlines()]
+    assert got == feature_matrix(np.array(shapes), 132).tolist()
