@@ -10,7 +10,7 @@ from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
 from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
-from harness.execute.invoke import RunOptions
+from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
 from harness.plan import Sampler
@@ -31,8 +31,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, help="profile (default <build-dir>/tuning/profile.json)"
     )
     parser.add_argument("--store", type=Path, help="measurement store (default beside the profile)")
-    parser.add_argument("--backend", default="CPU", help="passed to minibench executables")
-    parser.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
+    parser.add_argument(
+        "--backend",
+        help="passed to minibench executables (default: the space's defaults.backend, else "
+        f"{DEFAULT_BACKEND})",
+    )
+    parser.add_argument(
+        "--type",
+        dest="dtype",
+        help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
+    )
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
     parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
     parser.add_argument(
@@ -101,6 +109,12 @@ def _sampler(hardware: str) -> Sampler:
     return sample
 
 
+def _default(space: Space, key: str, fallback: str) -> str:
+    """The space's ``defaults`` value of `key` (a string), else `fallback`."""
+    value = space.defaults.get(key)
+    return value if isinstance(value, str) else fallback
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the sweep or the validation."""
     if args.topk < 1:
@@ -113,8 +127,8 @@ def run(args: argparse.Namespace) -> int:
     gpu, _ = gpu_info()
     run_options = RunOptions(
         build_dir=args.build_dir,
-        backend=args.backend,
-        dtype=args.dtype,
+        backend=args.backend or _default(space, "backend", DEFAULT_BACKEND),
+        dtype=args.dtype or _default(space, "type", DEFAULT_DTYPE),
         timeout_s=args.timeout or 600.0,
         warmup=args.warmup,
         min_time_ms=args.min_time,
