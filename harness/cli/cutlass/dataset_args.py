@@ -7,15 +7,19 @@ import json
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.dataset import Dataset, load_dataset
+from evaluation.cutlass.dataset import Dataset
 from evaluation.cutlass.hardware import Hardware, available_hardware, load_hardware
+from evaluation.cutlass.same_round import load_study_dataset
 from evaluation.study.run import resolve_hardware_name
 from harness.errors import UsageError
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the dataset folder, ``--hardware`` and ``--seed``."""
-    parser.add_argument("dataset", help="dataset folder, e.g. evaluation/data/h200")
+    parser.add_argument(
+        "dataset",
+        help="dataset folder (version 1 or 2), e.g. evaluation/data/h200 or .../h200/v2",
+    )
     parser.add_argument(
         "--hardware",
         default=None,
@@ -27,7 +31,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> tuple[Dataset, Hardware]:
     """The dataset and the descriptor its features divide by."""
-    dataset = load_dataset(args.dataset)
+    dataset = load_study_dataset(args.dataset)
     name = args.hardware or resolve_hardware_name(dataset, available_hardware())
     if name is None:
         raise UsageError(
