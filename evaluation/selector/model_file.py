@@ -23,6 +23,7 @@ from evaluation import DATA_DIR
 from evaluation.cutlass.hardware import FORMAT as HARDWARE_FORMAT
 from evaluation.cutlass.hardware import VERSION as HARDWARE_VERSION
 from evaluation.cutlass.hardware import Hardware, parse_hardware
+from evaluation.selector.calibration import Calibration
 from evaluation.selector.encoding import FeatureSpec
 from evaluation.selector.mlp import FoldedMLP, MLPSelector
 from evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
@@ -58,6 +59,11 @@ class DeployedSelector:
     source: str = ""
     """The sidecar path it was loaded from ('' when built in memory)."""
     sha256: str = ""
+    calibration: Calibration | None = None
+    """Score gap -> predicted ``T/T*``; None for files written before it existed."""
+    cublas: pd.DataFrame | None = None
+    """Same-round cuBLAS evidence (M, N, K, layout, cublas_tflops, pick, pick_tflops); None
+    when the training data had no same-round cuBLAS rows."""
 
 
 def kind_of(model: Selector) -> str:
@@ -125,6 +131,10 @@ def save_selector(selector: DeployedSelector, path: str | Path) -> list[Path]:
         "candidates": _candidate_records(selector.candidates),
         "trained_on": dict(selector.trained_on),
     }
+    if selector.calibration is not None:
+        doc["calibration"] = selector.calibration.to_json()
+    if selector.cublas is not None and not selector.cublas.empty:
+        doc["cublas"] = _candidate_records(selector.cublas)
     written = [target]
     if isinstance(selector.model, XGBSelector):
         booster = target.with_name(f"{target.stem}.xgboost.json")
@@ -199,6 +209,15 @@ def load_selector(path: str | Path) -> DeployedSelector:
         raise SelectorFileError(f"{source}: {json_path('kind')}: {kind!r} is not one of {KINDS}")
     try:
         spec = FeatureSpec.from_json(doc["features"])
+        try:
+            calibration = (
+                Calibration.from_json(doc["calibration"]) if "calibration" in doc else None
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SelectorFileError(
+                f"{source}: {json_path('calibration')}: malformed ({exc}); retrain the selector"
+            ) from None
+        cublas = pd.DataFrame(doc["cublas"]) if doc.get("cublas") else None
         return DeployedSelector(
             name=str(doc.get("name", kind)),
             model=_model(kind, spec, doc, source),
@@ -208,6 +227,8 @@ def load_selector(path: str | Path) -> DeployedSelector:
             trained_on=doc.get("trained_on", {}),
             source=str(source),
             sha256=hashlib.sha256(raw).hexdigest(),
+            calibration=calibration,
+            cublas=cublas,
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise SelectorFileError(

@@ -63,7 +63,8 @@ ACTIONS: dict[str, tuple[str, str]] = {
     ),
     "header": (
         "header",
-        "Generate the bucketed GEMM kernel header (shape buckets -> chosen kernel, env override).",
+        "Generate the GEMM kernel header (a dispatch tree derived from the selector); --check "
+        "reports its regret against select.",
     ),
     "hpo": (
         "hpo",
