@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import functools
 import platform
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -186,12 +187,8 @@ def run(args: argparse.Namespace) -> int:
         if sys.argv[1:2] == ["tune"]
         else tuple(sys.argv),
     )
-    executor: Executor
-    if args.dask:
-        executor = DaskExecutor(args.dask)
-    else:
-        gpus = [g for g in args.gpus.split(",") if g.strip()]
-        executor = LocalExecutor(args.jobs, gpus)
+    gpus = _gpus(args.gpus)
+    executor: Executor = DaskExecutor(args.dask) if args.dask else LocalExecutor(args.jobs, gpus)
     progress = Progress(quiet=args.quiet)
     try:
         outcome = tune(space, options, executor=executor, progress=progress)
@@ -211,6 +208,21 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
+"""What CUDA_VISIBLE_DEVICES takes: an index, or a GPU or MIG UUID."""
+
+
+def _gpus(text: str) -> list[str]:
+    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
+    gpus = [g.strip() for g in text.split(",") if g.strip()]
+    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
+    if bad:
+        raise UsageError(
+            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
+        )
+    return gpus
 
 
 def _validate(

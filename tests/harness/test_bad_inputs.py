@@ -273,6 +273,9 @@ CASES: list[tuple[str, str, int, str]] = [
      "--out {W}/space.json", 1,
      "error: --out {W}/space.json: is the space ({W}/space.json); write the output to another "
      "file"),
+    ("tune-gpus-not-ids", "tune --space {W}/space.json --build-dir {W}/build --out {W}/p.json "
+     "--gpus 0,first", 2,
+     "error: --gpus: 'first' is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"),
     ("tune-unknown-bench", "tune --space {W}/space.json --build-dir {W}/build --bench nosuch", 2,
      "error: --bench: nosuch not in {W}/space.json (benches: fake)"),
     ("tune-space-dir", "tune --space {W}/dir --build-dir {W}/build", 1,
