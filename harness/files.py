@@ -35,6 +35,12 @@ class FileError(BenchspaceError):
     """A file cannot be read or written (missing, a directory, no permission, disk full)."""
 
 
+_NOT_REGULAR = (
+    "is not a regular file (a device, a pipe or a socket), which an atomic write would replace; "
+    "give the path of a file"
+)
+
+
 def _reason(exc: OSError) -> str:
     return exc.strerror or type(exc).__name__
 
@@ -136,13 +142,18 @@ def check_output(path: str | Path, *, option: str) -> None:
     under a file, a folder without write permission. Nothing is left behind: the test file
     is made and removed in the nearest existing folder (missing folders are made later)."""
     target = Path(path)
-    if target.is_dir():
-        raise FileError(f"{option} {path}: is a directory; give the path of a file")
-    folder = target.parent
-    while not folder.exists() and folder != folder.parent:
-        if folder.is_symlink():  # a dangling link: mkdir would fail
-            break
-        folder = folder.parent
+    try:
+        if target.is_dir():
+            raise FileError(f"{option} {path}: is a directory; give the path of a file")
+        if target.exists() and not target.is_file():
+            raise FileError(f"{option} {path}: {_NOT_REGULAR}")
+        folder = target.parent
+        while not folder.exists() and folder != folder.parent:
+            if folder.is_symlink():  # a dangling link: mkdir would fail
+                break
+            folder = folder.parent
+    except OSError as exc:  # a name too long, a loop of symbolic links
+        raise FileError(f"{option} {path}: {_reason(exc)}; choose another {option} path") from None
     if not folder.is_dir():
         raise FileError(
             f"{option} {path}: {folder} is not a directory; choose another {option} path"
@@ -189,6 +200,9 @@ def write_bytes_atomic(path: str | Path, data: bytes, *, mode: int | None = None
     """Write through a temporary file in the same directory and ``os.replace``; the file gets
     `mode`, else the mode a plain ``open()`` would give (0666 & ~umask)."""
     target = Path(path)
+    if target.exists() and not target.is_file() and not target.is_dir():
+        # os.replace would put a plain file where a device or a pipe was (/dev/null, as root).
+        raise FileError(f"{path}: {_NOT_REGULAR}")
     if mode is None:
         umask = os.umask(0)
         os.umask(umask)

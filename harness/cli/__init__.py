@@ -113,6 +113,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        # The file layer (harness/files.py) words every read and write of a named file; this
+        # is the net under the path checks around it (a name too long for the system, a loop
+        # of symbolic links): still one line, naming the file.
+        if exc.filename is None:
+            raise
+        print(f"error: {exc.filename}: {exc.strerror or exc}; check the path", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

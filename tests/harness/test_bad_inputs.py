@@ -32,6 +32,8 @@ DEMO = ROOT / "tests" / "data" / "profiles" / "demo_like.json"
 DEMO_SPACE = "tests/generators/spaces/demo_like.json"
 CHECKED_IN = ROOT / "tests" / "generators" / "data" / "demo_checked_in.hh"
 DEEP = "[" * 100_000 + "]" * 100_000
+LONG = "x" * 300
+"""A file name longer than any file system takes (255 bytes)."""
 UNWRITABLE = Path("/sys/benchspace-corpus")
 """A folder no one may create files in, root included (sysfs)."""
 
@@ -373,6 +375,14 @@ CASES: list[tuple[str, str, int, str]] = [
     ("generate-out-is-the-profile", "generate --profile {W}/p.json --header {H} --out "
      "{W}/p.json", 1,
      "error: --out {W}/p.json: is the profile ({W}/p.json); write the output to another file"),
+    ("generate-out-name-too-long", "generate --profile {D} --header {H} --out {W}/" + LONG, 1,
+     "error: --out {W}/" + LONG + ": File name too long; choose another --out path"),
+    ("generate-header-name-too-long", "generate --profile {D} --header {W}/" + LONG
+     + " --out {W}/o.hh", 1,
+     "error: {W}/" + LONG + ": File name too long; check the path"),
+    ("generate-out-a-pipe", "generate --profile {D} --header {H} --out {W}/pipe", 1,
+     "error: --out {W}/pipe: is not a regular file (a device, a pipe or a socket), which an "
+     "atomic write would replace; give the path of a file"),
     ("generate-hold-dir", "generate --profile {D} --header {H} --out {W}/o.hh --hold {W}/dir", 1,
      "error: {W}/dir: is a directory; give the path of a confirm output"),
     ("generate-hold-latin1",
@@ -420,6 +430,10 @@ CASES: list[tuple[str, str, int, str]] = [
      "review --profile {D} --header {H} --generated {W}/h.hh --out {W}/h.hh", 1,
      "error: --out {W}/h.hh: is the generated header ({W}/h.hh); write the output to another "
      "file"),
+    ("review-out-a-pipe",
+     "review --profile {D} --header {H} --generated {G}/gen.hh --out {W}/pipe", 1,
+     "error: --out {W}/pipe: is not a regular file (a device, a pipe or a socket), which an "
+     "atomic write would replace; give the path of a file"),
     ("review-profile-inf", "review --profile {W}/p_inf.json --header {H} --generated {G}/gen.hh",
      1, "error: {W}/p_inf.json: $.results[0].measurements[0].samples[1]: Infinity is not a "
      "finite number; a measurement is finite (re-run `benchspace tune --rerun`, or delete the "
@@ -590,6 +604,7 @@ def _work(tmp_path: Path, install: Callable[..., Path], shared: Path) -> Path:
             target.write_text(content, encoding="utf-8")
     shutil.copyfile(CHECKED_IN, work / "h.hh")
     shutil.copyfile(DEMO, work / "p.json")
+    os.mkfifo(work / "pipe")  # stands for /dev/null, which a test must never risk replacing
     shutil.copyfile(shared / "review.json", work / "review.json")
     (work / "p_space_dir.json").write_text(_profile(f"space={work / 'dir'}"), encoding="utf-8")
     install(work / "build", "fake_benchmark")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import errno
 import json
+import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -120,3 +122,16 @@ def test_outputs_refused_before_the_sweep_leave_no_trace(
     assert json.loads(json.dumps(sorted(p.name for p in tmp_path.iterdir()))) == [
         "build", "space.json", "taken",
     ]  # fmt: skip
+
+
+def test_an_atomic_write_never_replaces_a_device_or_a_pipe(tmp_path: Path) -> None:
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    with pytest.raises(files.FileError) as err:
+        files.write_text_atomic(pipe, "text\n")
+    assert str(err.value) == (
+        f"{pipe}: is not a regular file (a device, a pipe or a socket), which an atomic write "
+        "would replace; give the path of a file"
+    )
+    assert stat.S_ISFIFO(pipe.lstat().st_mode)
+    assert [p.name for p in tmp_path.iterdir()] == ["pipe"]
