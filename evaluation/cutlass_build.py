@@ -48,7 +48,7 @@ DRIVER_FLAGS: tuple[str, ...] = (
     "-ldl",
     "-lpthread",
 )
-GLUE_VERSION = 1
+GLUE_VERSION = 2
 """Bump when cb_kernel.hpp or batch.cu.j2 change what a library does: every batch rebuilds."""
 
 INDEX_FORMAT = "benchspace-cutlass-batches"
@@ -214,6 +214,8 @@ _INFO_FIELDS = (
     "cluster_n",
     "has_raster",
     "has_swizzle",
+    "has_splits",
+    "has_decomposition",
     "regs",
     "local_bytes",
 )
@@ -236,7 +238,7 @@ def library_static_info(library: Path) -> dict[str, dict[str, int]]:
         out = _CbInfo()
         lib.cb_info(index, ctypes.byref(out))
         name = lib.cb_kernel_name(index).decode()
-        info[name] = {f: int(getattr(out, f)) for f in _INFO_FIELDS[:10]}
+        info[name] = {f: int(getattr(out, f)) for f in _INFO_FIELDS[:-2]}
     return info
 
 
