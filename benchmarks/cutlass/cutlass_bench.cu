@@ -277,6 +277,10 @@ struct CublasLt {
                   std::to_string(rc) + ")");
     }
     algos.resize(returned);
+    algos.erase(std::remove_if(algos.begin(), algos.end(),
+                               [](const LtHeuristicResult& r) { return r.state != 0; }),
+                algos.end());
+    if (algos.empty()) return fail("the heuristic's algorithms all failed their check");
     workspace_bytes = max_workspace;
     if (cudaMalloc(&workspace, workspace_bytes) != cudaSuccess) return fail("no workspace");
     return true;
@@ -292,8 +296,12 @@ struct CublasLt {
     std::string out;
     for (int f = 0; f < 9; ++f) {
       uint32_t v = 0;
+      uint16_t narrow = 0;  // INNER_SHAPE_ID and CLUSTER_SHAPE_ID are 16-bit
       size_t written = 0;
-      if (algo_config_get(&algos[i].algo, f, &v, sizeof(v), &written) != 0) continue;
+      if (algo_config_get(&algos[i].algo, f, &v, sizeof(v), &written) != 0) {
+        if (algo_config_get(&algos[i].algo, f, &narrow, sizeof(narrow), &written) != 0) continue;
+        v = narrow;
+      }
       out += std::string(out.empty() ? "" : ";") + kLtAlgoFields[f] + "=" + std::to_string(v);
     }
     char tail[96];
@@ -472,7 +480,7 @@ struct Config {
   double rel_err = NAN;
   long long nonfinite = -1;
   std::string cublas_algo;           // the cuBLASLt algorithm's configuration
-  cudaGraphExec_t graph = nullptr;   // --graph: iters launches over rotating operands
+  std::vector<cudaGraphExec_t> graphs;  // --graph: per round, iters launches (rotating slots)
   cudaEvent_t start = nullptr, stop = nullptr;
   std::vector<double> ms;  // per round: ms per launch
   std::vector<double> mhz, watts;
@@ -978,25 +986,26 @@ int main(int argc, char** argv) {
     fail_config(c, cudaGetErrorString(err));
     return false;
   };
-  // Captures iters launches over rotating operands into c.graph.
-  auto capture = [&](Config& c) {
+  // Captures iters launches on slots first, first+1, ... into a graph appended to c.graphs.
+  auto capture = [&](Config& c, int first) {
     cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
     if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
       fail_config(c, "cudaStreamBeginCapture failed");
       return false;
     }
     std::string why;
-    for (int i = 0; i < opt.iters && why.empty(); ++i) why = enqueue(c, pool.take());
+    for (int i = 0; i < opt.iters && why.empty(); ++i) why = enqueue(c, (first + i) % pool.slots);
     cudaError_t err = cudaStreamEndCapture(stream, &g);
-    if (why.empty() && err == cudaSuccess)
-      err = cudaGraphInstantiate(&c.graph, g, 0);
+    if (why.empty() && err == cudaSuccess) err = cudaGraphInstantiate(&exec, g, 0);
     if (g) cudaGraphDestroy(g);
     if (!why.empty() || err != cudaSuccess) {
-      c.graph = nullptr;
       fail_config(c, why.empty() ? std::string("capture: ") + cudaGetErrorString(err) : why);
       return false;
     }
-    if (cudaEventCreate(&c.start) != cudaSuccess || cudaEventCreate(&c.stop) != cudaSuccess) {
+    c.graphs.push_back(exec);
+    if (!c.start && (cudaEventCreate(&c.start) != cudaSuccess ||
+                     cudaEventCreate(&c.stop) != cudaSuccess)) {
       fail_config(c, "cudaEventCreate failed");
       return false;
     }
@@ -1060,9 +1069,6 @@ int main(int argc, char** argv) {
     bool ok = true;
     for (int w = 0; w < opt.warmups && ok; ++w) ok = launch(c, pool.take());
     if (!ok || !sync_or_die(c)) continue;
-    if (opt.graph && (!capture(c) || cudaGraphLaunch(c.graph, stream) != cudaSuccess ||
-                      !sync_or_die(c)))
-      continue;
     clear_in_flight();
     c.passed = true;
   }
@@ -1072,16 +1078,53 @@ int main(int argc, char** argv) {
     if (c.passed) timed.push_back(&c);
   if (timed.empty()) return 0;
 
-  // 2. heat: sustained load brings the clock down to where the timed rounds will run.
+  // The rounds' orders, fixed now so that each replay's operands continue the rotation: the
+  // replay at position p of the whole sequence reads slots p*iters+1, p*iters+2, ... (mod the
+  // pool), whatever configuration sits there.
+  std::vector<std::vector<Config*>> orders;
   {
-    Config& c = *timed.front();
+    std::vector<Config*> order = timed;
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (opt.shuffle_seed + 1);
+    for (int r = 0; r < opt.rounds; ++r) {
+      if (opt.shuffle_seed != 0) {
+        for (size_t i = order.size(); i > 1; --i) {
+          rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;  // xorshift64
+          std::swap(order[i - 1], order[rng % i]);
+        }
+      }
+      orders.push_back(order);
+    }
+  }
+  if (opt.graph) {
+    long long position = 0;
+    for (int r = 0; r < opt.rounds; ++r) {
+      for (Config* cp : orders[r]) {
+        Config& c = *cp;
+        int first = static_cast<int>((position++ * opt.iters + 1) % pool.slots);
+        if (!c.passed) continue;
+        set_in_flight(c, shape, opt.timeout_s, r > 0);
+        if (capture(c, first)) clear_in_flight();
+      }
+    }
+    // Each configuration's first graph once, then one check that the stream is still fine.
+    for (Config* cp : timed)
+      if (cp->passed && cudaGraphLaunch(cp->graphs[0], stream) != cudaSuccess)
+        fail_config(*cp, "graph launch failed");
+    CUDA_OR_DIE(cudaStreamSynchronize(stream));
+  }
+
+  // 2. heat: sustained load brings the clock down to where the timed rounds will run.
+  for (Config* first : timed) {
+    if (!first->passed) continue;
+    Config& c = *first;
     set_in_flight(c, shape, opt.timeout_s + opt.heat_s);
     auto until = std::chrono::steady_clock::now() +
                  std::chrono::milliseconds(static_cast<long long>(opt.heat_s * 1000));
     while (c.passed && std::chrono::steady_clock::now() < until) {
       for (int i = 0; i < 20 && c.passed; ++i) {
         if (opt.graph) {
-          if (cudaGraphLaunch(c.graph, stream) != cudaSuccess) fail_config(c, "graph launch");
+          if (cudaGraphLaunch(c.graphs[i % c.graphs.size()], stream) != cudaSuccess)
+            fail_config(c, "graph launch");
         } else {
           launch(c, pool.take());
         }
@@ -1089,6 +1132,7 @@ int main(int argc, char** argv) {
       if (c.passed) sync_or_die(c);
     }
     clear_in_flight();
+    break;
   }
 
   // 3. rounds.
@@ -1111,16 +1155,9 @@ int main(int argc, char** argv) {
                    shape.n, shape.k, round, seq, ms, fmt("%.0f", sample_mhz).c_str(),
                    fmt("%.1f", sample_watts).c_str(), now);
   };
-  std::vector<Config*> order = timed;
-  uint64_t rng = 0x9E3779B97F4A7C15ull * (opt.shuffle_seed + 1);
-  auto next_random = [&]() {
-    rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;  // xorshift64
-    return rng;
-  };
   const size_t kInFlight = 64;  // replays queued ahead of the one being read back
   for (int r = 0; r < opt.rounds; ++r) {
-    if (opt.shuffle_seed != 0)
-      for (size_t i = order.size(); i > 1; --i) std::swap(order[i - 1], order[next_random() % i]);
+    const std::vector<Config*>& order = orders[r];
     if (!opt.graph) {
       // Without graphs: one configuration at a time, a spin kernel holding the stream until
       // its launches are enqueued.
@@ -1171,7 +1208,7 @@ int main(int argc, char** argv) {
       if (!c.passed) continue;
       set_in_flight(c, shape, opt.timeout_s, true);
       if (cudaEventRecord(c.start, stream) != cudaSuccess ||
-          cudaGraphLaunch(c.graph, stream) != cudaSuccess ||
+          cudaGraphLaunch(c.graphs[r], stream) != cudaSuccess ||
           cudaEventRecord(c.stop, stream) != cudaSuccess) {
         fail_config(c, std::string("graph replay: ") + cudaGetErrorString(cudaGetLastError()));
         continue;

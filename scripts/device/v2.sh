@@ -72,7 +72,8 @@ print(' '.join(names))")
     var=$(echo "${phase}_S" | tr a-z A-Z)
     python3 scripts/device/measure_v2.py --bench "$B/cutlass_bench" --build-dir "$B" \
         --shapes "$SHAPES" --split "$phase" --out "$OUT" --deadline-s "${!var:-300}" \
-        --cublas-lib "$CUBLAS_LIB" ${SKIP:+--skip-shapes $SKIP} ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} \
+        --cublas-lib "$CUBLAS_LIB" --skip-shapes "evaluation/data/h200/v2/measured_$phase.txt" \
+        ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} \
         --heat-s "${HEAT_S:-0.5}" | tail -4
     ;;
   libs)
