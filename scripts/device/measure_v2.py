@@ -9,8 +9,8 @@ same interleaved rounds:
   ``--top`` best kernels of pass ``x`` (by median time), each at every knob setting
   (:func:`knob_grid`);
 * training shapes: pass ``t`` = ``--train-kernels`` kernels drawn per shape (all of them for
-  the first ``--exhaustive-first`` shapes) at default knobs plus ``--train-knobs`` drawn
-  (kernel, non-default knob) configurations of those kernels.
+  the first ``--exhaustive-first`` shapes of the file) at default knobs plus
+  ``--train-knobs`` drawn (kernel, non-default knob) configurations of those kernels.
 
 Writes under ``--out``: ``v2_<split>_rounds.csv.gz`` (one row per configuration and round),
 ``v2_<split>_rows.csv.gz`` (one row per configuration, failures included) and a log. Both
@@ -215,13 +215,12 @@ def main() -> int:
         rng = random.Random(f"{key}-{args.split}")
         if args.split == "eval":
             passes = [("x", [*names, *cublas])]
-        elif position < args.exhaustive_first or len(names) <= args.train_kernels:
-            passes = [("t", [*names, *cublas])]
         else:
-            chosen = rng.sample(names, args.train_kernels)
+            exhaustive = position < args.exhaustive_first or len(names) <= args.train_kernels
+            chosen = list(names) if exhaustive else rng.sample(names, args.train_kernels)
             knobs = [c for n in chosen for c in knob_grid(n, n in stream_k)[1:]]
-            passes = [("t", [*chosen, *rng.sample(knobs, min(args.train_knobs, len(knobs))),
-                             *cublas])]  # fmt: skip
+            knobs = rng.sample(knobs, min(args.train_knobs, len(knobs)))
+            passes = [("t", [*chosen, *knobs, *cublas])]
         done_passes = 0
         while passes:
             tag, configs = passes.pop(0)
