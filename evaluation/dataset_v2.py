@@ -4,7 +4,7 @@ A v2 folder (``evaluation/data/<gpu>/v2/``) holds ``provenance.json`` (format
 ``benchspace-cutlass-dataset``, version 2), ``rounds_*.csv.gz`` (one row per configuration
 and round, as ``scripts/device/measure_v2.py`` writes them), ``rows_*.csv.gz`` (one row per
 configuration and driver invocation, failures included) and optionally ``kernels.csv.gz``.
-A *run* is one driver invocation: one shape, one pass (``x`` exhaustive at default knobs,
+A *run* is one driver invocation (``<call>/<split>-<M>x<N>x<K>-<pass>``): one shape, one pass (``x`` exhaustive at default knobs,
 ``k`` knob sweep of the best kernels, ``t`` training sample); every configuration of a run
 was timed in the same interleaved rounds.
 """
@@ -79,6 +79,13 @@ def _read(paths: list[Path], required: tuple[str, ...]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
+def _tag_calls(frame: pd.DataFrame) -> pd.DataFrame:
+    """``call`` from the file name (``rounds_<call>_<split>.csv.gz``); ``run`` prefixed with it,
+    so that a shape measured again in a later call is a run of its own."""
+    call = frame["source"].astype(str).str.split("_").str[1]
+    return frame.assign(call=call, run=call + "/" + frame["run"].astype(str))
+
+
 def knobs_frame(configs: pd.Series) -> pd.DataFrame:
     """The parsed knobs of each configuration text (index of ``configs``)."""
     unique = {text: parse_config(str(text)) for text in pd.unique(configs)}
@@ -116,8 +123,8 @@ def load_dataset_v2(path: str | Path) -> DatasetV2:
             f"{prov_path}: $.format/$.version is {provenance.get('format')!r}/"
             f"{provenance.get('version')!r}, expected {FORMAT!r}/{VERSION}"
         )
-    rounds = _read(sorted(folder.glob("rounds_*.csv.gz")), ROUND_COLUMNS)
-    rows = _read(sorted(folder.glob("rows_*.csv.gz")), ROW_COLUMNS)
+    rounds = _tag_calls(_read(sorted(folder.glob("rounds_*.csv.gz")), ROUND_COLUMNS))
+    rows = _tag_calls(_read(sorted(folder.glob("rows_*.csv.gz")), ROW_COLUMNS))
     if rounds.empty:
         raise DatasetError(f"{folder}: no rounds_*.csv.gz; commit what the device run brought")
     for column in ("M", "N", "K", "round", "seq"):
@@ -132,7 +139,7 @@ def load_dataset_v2(path: str | Path) -> DatasetV2:
 
 def per_config(rounds: pd.DataFrame) -> pd.DataFrame:
     """Median ms over rounds per (run, config), with the run's shape and the parsed knobs."""
-    keys = ["run", "split", "pass", "M", "N", "K", "config"]
+    keys = ["run", "call", "split", "pass", "M", "N", "K", "config"]
     knobs = ["kernel", "raster", "swizzle", "splits", "decomposition", "default_knobs"]
     out = rounds.groupby(keys, sort=False).agg(
         ms=("ms", "median"), rounds=("round", "nunique"), **{k: (k, "first") for k in knobs}
