@@ -98,7 +98,7 @@ def test_interleaving_problems_are_named(tmp_path: Path) -> None:
     only_kernels = [r for r in rows if r["config"] == A]
     data = load_dataset_v2(_dataset(tmp_path, only_kernels))
     assert interleaving_problems(data.rounds) == [
-        "eval-256x512x1024-x: needs both cuBLASLt and kernel rows"
+        "c1/eval-256x512x1024-x: needs both cuBLASLt and kernel rows"
     ]
 
 
