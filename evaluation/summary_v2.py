@@ -47,6 +47,9 @@ class SummaryV2:
     """Counts, the per-shape fair table and its geometric means by class."""
 
     counts: dict[str, int]
+    noise: dict[str, float]
+    """``cublas:heuristic`` over ``cublas:algo0`` (the same algorithm timed as two
+    configurations of one run) on the evaluation runs: geometric mean, p5, p95."""
     shapes: pd.DataFrame
     by_class: pd.DataFrame
     training: pd.DataFrame
@@ -175,8 +178,23 @@ def summarise_v2(dataset: DatasetV2, shapes_file: Path | None = None) -> Summary
         "round_rows": len(r),
         "failed_rows": int((dataset.rows["status"] != "ok").sum()),
     }
+    ev = per_config(r[r["split"] == "eval"])
+    pair = ev[ev["config"].isin([HEURISTIC, "cublas:algo0"])].pivot_table(
+        index="run", columns="config", values="ms"
+    )
+    same = (pair[HEURISTIC] / pair["cublas:algo0"]).dropna() if len(pair.columns) == 2 else None
+    noise = (
+        {
+            "geomean": geomean(same),
+            "p5": float(same.quantile(0.05)),
+            "p95": float(same.quantile(0.95)),
+        }
+        if same is not None and len(same)
+        else {}
+    )
     return SummaryV2(
         counts=counts,
+        noise=noise,
         shapes=table.sort_values(["M", "N", "K"]) if len(table) else table,
         by_class=by_class(table) if len(table) else pd.DataFrame(),
         training=training,
@@ -209,6 +227,14 @@ def render_summary_v2(summary: SummaryV2, title: str) -> str:
             f"{r['power_p5']:>4.0f}-{r['power_p95']:<4.0f}"
             f"  {str(r['oracle_config']).removeprefix(KERNEL_PREFIX)}"
         )
+    if summary.noise:
+        n = summary.noise
+        lines += [
+            "",
+            f"noise: the same cuBLASLt algorithm timed twice in one run (heuristic / algo0): "
+            f"geometric mean {n['geomean']:.3f}, p5 {n['p5']:.3f}, p95 {n['p95']:.3f}; a best of "
+            "N noisy timings (best-of-N, the oracle) reads a few % high on noise alone",
+        ]
     if not summary.by_class.empty:
         lines += [
             "",
