@@ -38,44 +38,44 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from harness.analysis.sensitivity import analyse_profile  # noqa: E402
 from harness.cli import main as benchspace  # noqa: E402
 from harness.plan import count_invocations  # noqa: E402
-from harness.profile import load_profile, ratio  # noqa: E402
-from harness.sensitivity import analyse_profile, value_key  # noqa: E402
-from harness.space import load_space  # noqa: E402
+from harness.profiles.model import BenchResult, MeasurementRow, Profile  # noqa: E402
+from harness.profiles.read import load_profile  # noqa: E402
+from harness.profiles.scoring import ratio  # noqa: E402
+from harness.spaces.load import load_space  # noqa: E402
+from harness.values import same_key  # noqa: E402
 
 
-def _resolved(entry: Mapping[str, Any], names: list[str]) -> dict[str, Any]:
+def _resolved(entry: MeasurementRow, names: list[str]) -> dict[str, Any]:
     """A configuration's values of `names`: tuned first, then the case's fixed values."""
-    params, fixed = entry.get("params") or {}, entry.get("fixed") or {}
-    return {k: params.get(k, fixed.get(k)) for k in names}
+    return {k: entry.param(k) for k in names}
 
 
 def _same(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    return a.keys() == b.keys() and all(value_key(a[k]) == value_key(b[k]) for k in a)
+    return a.keys() == b.keys() and all(same_key(a[k]) == same_key(b[k]) for k in a)
 
 
-def _lookup(result: Mapping[str, Any], case: int, want: Mapping[str, Any]) -> float | None:
-    for m in result.get("measurements") or []:
-        found = m.get("case_index") == case and m.get("value") is not None
-        if found and _same(_resolved(m, list(want)), want):
-            return float(m["value"])
+def _lookup(result: BenchResult | None, case: int, want: Mapping[str, Any]) -> float | None:
+    for m in result.rows if result is not None else ():
+        if m.case_index == case and m.median is not None and _same(_resolved(m, list(want)), want):
+            return float(m.median)
     return None
 
 
 def _phase_score(
-    result: Mapping[str, Any], win: Mapping[str, Any], names: set[str]
+    result: BenchResult | None, win: Mapping[str, Any], names: set[str]
 ) -> float | None:
     """The score a pre_tune phase's table gives the winner's values of `names`."""
-    for phase in result.get("pre_tune") or []:
-        if not names <= set(phase.get("params") or {}):
+    for phase in result.pre_tune if result is not None else ():
+        if not names <= set(phase.params):
             continue
-        for row in phase.get("table") or []:
-            params = row.get("params") or {}
-            if row.get("score") is not None and all(
-                value_key(params.get(n)) == value_key(win[n]) for n in names
+        for row in phase.table or ():
+            if row.score is not None and all(
+                same_key(row.params.get(n)) == same_key(win[n]) for n in names
             ):
-                return float(row["score"])
+                return float(row.score)
     return None
 
 
@@ -88,30 +88,30 @@ def _excess(value: float, best: float, direction: str) -> float:
 
 
 def _verdict(
-    full_run: Mapping[str, Any],
-    pruned_run: Mapping[str, Any],
-    mine: Mapping[str, Any],
-    theirs: Mapping[str, Any],
+    full_run: BenchResult,
+    pruned_run: BenchResult | None,
+    mine: MeasurementRow,
+    theirs: MeasurementRow,
     floor: float,
 ) -> tuple[str, str]:
     """(category, text) for one case: equal, within noise, pre-tune or different."""
-    names = sorted((mine.get("params") or {}).keys())
+    names = sorted(mine.params)
     full_win, pruned_win = _resolved(mine, names), _resolved(theirs, names)
     if _same(full_win, pruned_win):
         return "equal", "equal"
-    pre_tuned = {n for phase in full_run.get("pre_tune") or [] for n in phase.get("params") or {}}
-    differ = {k for k in names if value_key(full_win[k]) != value_key(pruned_win[k])}
-    case, direction = mine["case_index"], full_run.get("direction", "min")
+    pre_tuned = set(full_run.pre_tuned)
+    differ = {k for k in names if same_key(full_win[k]) != same_key(pruned_win[k])}
+    case, direction = mine.case_index, full_run.direction
     # How much worse the pruned winner is than the full winner, as each run measured them
     # (the full run: >= 0; the pruned run: <= 0); their mean pools both runs' samples, so one
     # disturbed run does not decide alone.
     gaps: list[tuple[str, float]] = []
     value = _lookup(full_run, case, pruned_win)
-    if value is not None:
-        gaps.append(("full run", _excess(value, float(mine["value"]), direction)))
+    if value is not None and mine.median is not None:
+        gaps.append(("full run", _excess(value, float(mine.median), direction)))
     value = _lookup(pruned_run, case, full_win)
-    if value is not None:
-        gaps.append(("pruned run", -_excess(value, float(theirs["value"]), direction)))
+    if value is not None and theirs.median is not None:
+        gaps.append(("pruned run", -_excess(value, float(theirs.median), direction)))
     if not gaps and differ <= pre_tuned:
         # The winners differ only in what a pre_tune phase decided: compare the two choices
         # on the phases' own tables (their scores, geometric means over the phase's cases).
@@ -138,25 +138,24 @@ def _verdict(
 
 
 def compare(
-    full: Mapping[str, Any], pruned: Mapping[str, Any], floors: Mapping[str, float]
+    full: Profile, pruned: Profile, floors: Mapping[str, float]
 ) -> tuple[list[list[str]], Counter[str]]:
     """Per case rows, and how many cases fell in each category."""
     rows = [["bench", "case", "fixed", "full winner", "pruned winner", "verdict"]]
     counts: Counter[str] = Counter()
-    by_bench = {r["bench"]: r for r in pruned.get("results") or []}
-    for result in full.get("results") or []:
-        other = by_bench.get(result["bench"], {})
-        theirs = {e["case_index"]: e for e in other.get("per_case_best") or []}
-        for mine in result.get("per_case_best") or []:
-            names = sorted((mine.get("params") or {}).keys())
-            entry = theirs.get(mine["case_index"])
+    for result in full.results.values():
+        other = pruned.results.get(result.bench)
+        theirs = {e.case_index: e for e in other.per_case_best} if other is not None else {}
+        for mine in result.per_case_best:
+            names = sorted(mine.params)
+            entry = theirs.get(mine.case_index)
             if entry is None:
                 kind, text, shown = "different", "MISSING in the pruned run", "-"
             else:
-                kind, text = _verdict(result, other, mine, entry, floors[result["bench"]])
+                kind, text = _verdict(result, other, mine, entry, floors[result.bench])
                 shown = _show(_resolved(entry, names))
             counts[kind] += 1
-            rows.append([result["bench"], str(mine["case_index"]), _show(mine["fixed"]),
+            rows.append([result.bench, str(mine.case_index), _show(mine.fixed),
                          _show(_resolved(mine, names)), shown, text])  # fmt: skip
     return rows, counts
 

@@ -5,19 +5,20 @@
    case that decides its bucket, or a retune could "win" by downgrading it to the best of a
    grid that never held it.
 
-`check_header_rules` is what ``tune --validate``, ``generate`` and ``review`` call;
-`add_incumbents` is what ``--include-incumbent`` does to a space before a sweep.
+`check_header_rules` is what ``tune --validate``, ``generate``, ``review`` and ``confirm`` call
+(through `generators.session`); `add_incumbents` is what ``--include-incumbent`` does to a
+space before a sweep.
 """
 
 from __future__ import annotations
 
 import dataclasses
 
-from generators.cxx import CxxType, normalise
-from generators.header_model import Incumbents, constant_type, deciding_source
+from generators.header_model import Incumbents, constant_type
+from harness.cxx_types import CxxType, normalise
 from harness.errors import json_path
-from harness.measurement import Value
-from harness.space import Bench, Case, Space
+from harness.spaces.model import Bench, Case, Space, deciding_source
+from harness.values import Value
 
 
 def case_grid(bench: Bench, case: Case, param: str) -> tuple[Value | None, ...]:
@@ -94,10 +95,21 @@ def incumbent_problems(
 
 
 def check_header_rules(
-    space: Space, incumbents: Incumbents, *, header: str = "the checked-in header"
+    space: Space,
+    incumbents: Incumbents,
+    *,
+    header: str = "the checked-in header",
+    include_incumbent: bool = False,
 ) -> list[str]:
-    """Every header rule the space breaks, one line each (empty when it keeps them all)."""
-    return feed_problems(space) + incumbent_problems(space, incumbents, header=header)
+    """Every header rule the space breaks, one line each (empty when it keeps them all).
+
+    With `include_incumbent`, incumbents missing from a grid are not problems (they are added
+    to the sweep, or compete only where they were measured).
+    """
+    problems = feed_problems(space)
+    if not include_incumbent:
+        problems += incumbent_problems(space, incumbents, header=header)
+    return problems
 
 
 def add_incumbents(space: Space, incumbents: Incumbents) -> Space:
@@ -141,29 +153,3 @@ def _with_value(bench: Bench, case: Case, param: str, grid: tuple[Value | None, 
     cases = list(bench.cases)
     cases[case.index] = dataclasses.replace(case, tune={**case.tune, param: grid})
     return dataclasses.replace(bench, cases=tuple(cases))
-
-
-def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
-    """The header rules against the space's checked-in header (what ``tune`` checks).
-
-    With `include_incumbent`, incumbents missing from a grid are not problems: sweep
-    `space_with_incumbents` instead, so that they are measured.
-    """
-    if space.header is None:
-        return []
-    from generators.header_io import checked_in_incumbents  # reads a file: kept at the edge
-
-    incumbents, path = checked_in_incumbents(space)
-    problems = feed_problems(space)
-    if not include_incumbent:
-        problems += incumbent_problems(space, incumbents, header=str(path))
-    return problems
-
-
-def space_with_incumbents(space: Space) -> Space:
-    """`space` with its checked-in header's incumbents added where a grid lacks them."""
-    if space.header is None:
-        return space
-    from generators.header_io import checked_in_incumbents
-
-    return add_incumbents(space, checked_in_incumbents(space)[0])

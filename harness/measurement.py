@@ -7,11 +7,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-Value = int | float | str | bool
-"""A parameter value as a space file may write it."""
+from harness.values import Value as Value  # re-exported: many readers name it here
 
-Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing"]
-STATUSES: tuple[Status, ...] = ("ok", "failed", "crashed", "timeout", "parse_error", "missing")
+Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable"]
+STATUSES: tuple[Status, ...] = (
+    "ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable",
+)  # fmt: skip
+"""``unavailable``: the executable could not be started (absent, not executable, fork failed):
+not the configuration's fault, so never a cache hit."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -53,7 +56,7 @@ class Measurement:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class Summary:
+class RepeatSummary:
     """Spread of the repeated samples of one configuration."""
 
     median: float
@@ -62,7 +65,7 @@ class Summary:
     n: int
 
     @classmethod
-    def of(cls, samples: list[float]) -> Summary:
+    def of(cls, samples: list[float]) -> RepeatSummary:
         """Summarise samples (at least one)."""
         if len(samples) == 1:
             return cls(median=samples[0], mean=samples[0], stdev=0.0, n=1)

@@ -18,12 +18,12 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from harness.measurement import Value
-from harness.space import Bench, Case, count_invocations
+from harness.spaces.model import Bench, Case, count_invocations
+from harness.values import ParamValue, exact_key, order_key
 
-__all__ = ["count_invocations"]  # re-exported: the count is the space's; plans match it
+# Re-exported: the count is the space's (plans match it), the value type is harness.values'.
+__all__ = ["ParamValue", "count_invocations"]
 
-ParamValue = Value | None
 Config = tuple[tuple[str, ParamValue], ...]
 """A configuration: sorted (name, value) pairs of the tuned parameters. Hashable."""
 
@@ -48,28 +48,17 @@ class Task:
         return dict(self.config)
 
 
-def _value_key(value: ParamValue) -> tuple[int, float, str]:
-    # Sort numbers numerically, then strings, with None (unset) first: deterministic order.
-    if value is None:
-        return (0, 0.0, "")
-    if isinstance(value, bool):
-        return (1, float(value), "")
-    if isinstance(value, int | float):
-        return (2, float(value), "")
-    return (3, 0.0, str(value))
-
-
 def union_grid(cases: Sequence[Case], exclude: Sequence[str] = ()) -> dict[str, list[ParamValue]]:
     """Per tuned key (first-seen order), the sorted union of its values over ``cases``."""
-    grid: dict[str, dict[tuple[type, ParamValue], ParamValue]] = {}
+    grid: dict[str, dict[tuple[type, object], ParamValue]] = {}
     for case in cases:
         for key, values in case.tune.items():
             if key in exclude:
                 continue
             bucket = grid.setdefault(key, {})
             for value in values:  # keyed by type too: 1, 1.0 and True stay distinct
-                bucket.setdefault((type(value), value), value)
-    return {key: sorted(values.values(), key=_value_key) for key, values in grid.items()}
+                bucket.setdefault(exact_key(value), value)
+    return {key: sorted(values.values(), key=order_key) for key, values in grid.items()}
 
 
 def iter_combos(grid: Mapping[str, Sequence[ParamValue]]) -> Iterator[dict[str, ParamValue]]:
@@ -79,9 +68,9 @@ def iter_combos(grid: Mapping[str, Sequence[ParamValue]]) -> Iterator[dict[str, 
         yield dict(zip(keys, values, strict=True))
 
 
-def _allowed_sets(case: Case) -> dict[str, set[tuple[type, ParamValue]]]:
+def _allowed_sets(case: Case) -> dict[str, set[tuple[type, object]]]:
     """Per tuned key of a case, its values as a set (typed, like ``union_grid``)."""
-    return {key: {(type(v), v) for v in values} for key, values in case.tune.items()}
+    return {key: {exact_key(v) for v in values} for key, values in case.tune.items()}
 
 
 def project(case: Case, combo: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
@@ -163,9 +152,7 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
         ok_cases = []
         for case, sets in allowed:
             if not all(
-                (type(combo[key]), combo[key]) in values
-                for key, values in sets.items()
-                if key in combo
+                exact_key(combo[key]) in values for key, values in sets.items() if key in combo
             ):
                 continue
             ok_cases.append(case.index)

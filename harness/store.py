@@ -14,15 +14,19 @@ import contextlib
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import TracebackType
 
 from harness.errors import ProfileError
 from harness.measurement import STATUSES, Measurement, Status
-
-STORE_FORMAT = "benchspace-store"
-STORE_VERSION = 1
+from harness.store_check import (
+    STORE_FORMAT,
+    STORE_VERSION,
+    check_store,
+    hold_lock,
+    store_error,
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -71,13 +75,46 @@ def _dumps(obj: object) -> str:
 
 
 class Store:
-    """An open measurement store; use as a context manager."""
+    """An open measurement store; use as a context manager.
 
-    def __init__(self, path: str | Path) -> None:
+    The file is checked read-only before anything is written to it (``check_store``): a file
+    that is not a benchspace store (another SQLite database, a future version, a damaged
+    ``meta`` table) is refused unchanged. With ``lock``, the store is held for one writer: a
+    second sweep on the same store waits for the first to finish (an exclusive ``flock`` on
+    ``<store>.lock``; ``on_wait`` is told once), then finds everything the first one measured
+    in the cache and runs only the rest.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        lock: bool = False,
+        on_wait: Callable[[str], None] | None = None,
+    ) -> None:
         self.path = Path(path)
         self._checkpointer: _Checkpointer | None = None
         self._since_checkpoint = 0
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = None
+        if lock:
+            check_store(self.path, _COLUMNS)  # refuse a foreign file before making a lock file
+            self._lock = hold_lock(self.path, on_wait)
+        try:
+            self._open()
+        except BaseException:
+            if self._lock is not None:
+                self._lock.release()
+            raise
+
+    def _open(self) -> None:
+        fresh = check_store(self.path, _COLUMNS)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ProfileError(
+                f"{self.path.parent}: cannot create the store's directory ({exc.strerror}); "
+                "pass another --store path"
+            ) from None
         try:
             # Autocommit: an INSERT is its own transaction (no BEGIN and COMMIT statements
             # around it), which is all a row needs.
@@ -86,35 +123,19 @@ class Store:
             )
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
-            self._db.executescript(_SCHEMA)
-            self._check_format()
+            if fresh:
+                self._db.executescript(_SCHEMA)
+                self._db.execute("BEGIN")
+                self._db.executemany(
+                    "INSERT OR IGNORE INTO meta (key, value) VALUES (?, ?)",
+                    [("format", STORE_FORMAT), ("version", str(STORE_VERSION))],
+                )
+                self._db.execute("COMMIT")
             # Checkpoints (copying the log into the database, with an fsync that can take
             # tens of milliseconds) run in a thread of their own, never inside a commit.
             self._db.execute("PRAGMA wal_autocheckpoint=0")
         except sqlite3.DatabaseError as exc:
-            raise ProfileError(
-                f"{self.path}: not a benchspace measurement store ({exc}); "
-                "pass another --store path or move the file away"
-            ) from exc
-
-    def _check_format(self) -> None:
-        rows = dict(self._db.execute("SELECT key, value FROM meta").fetchall())
-        if not rows:
-            self._db.execute("BEGIN")
-            self._db.executemany(
-                "INSERT INTO meta (key, value) VALUES (?, ?)",
-                [("format", STORE_FORMAT), ("version", str(STORE_VERSION))],
-            )
-            self._db.execute("COMMIT")
-            return
-        if rows.get("format") != STORE_FORMAT:
-            raise ProfileError(f"{self.path}: format {rows.get('format')!r} is not a store")
-        version = int(rows.get("version", "0"))
-        if version > STORE_VERSION:
-            raise ProfileError(
-                f"{self.path}: store version {version} is newer than this benchspace "
-                f"understands ({STORE_VERSION}); upgrade benchspace"
-            )
+            raise store_error(self.path, exc) from None
 
     def __enter__(self) -> Store:
         return self
@@ -135,6 +156,9 @@ class Store:
         with contextlib.suppress(sqlite3.Error):
             self._db.execute("PRAGMA wal_checkpoint(PASSIVE)")
         self._db.close()
+        if self._lock is not None:
+            self._lock.release()
+            self._lock = None
 
     def _logged(self) -> None:
         """Count a commit; every CHECKPOINT_ROWS of them, ask for a checkpoint."""
@@ -162,8 +186,10 @@ class Store:
         return None if row is None else _measurement(row)
 
     _find_query = (
-        f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? ORDER BY id DESC LIMIT 1"
+        f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? "
+        "AND status != 'unavailable' ORDER BY id DESC LIMIT 1"
     )
+    """An ``unavailable`` attempt (the executable could not start) is never a cache hit."""
 
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""

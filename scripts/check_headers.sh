@@ -22,7 +22,7 @@ while read -r header profile space hold; do
   echo "check_headers: $header ok"
 done < scripts/generated_headers.txt
 # The GEMM kernel header comes from the trained selector, not from a tuning profile.
-"$BS" cutlass header --model evaluation/models/h200_selector.json --out "$tmp/gemm_kernels.hh" >/dev/null
+"$BS" cutlass header --model evaluation/data/models/h200_selector.json --out "$tmp/gemm_kernels.hh" >/dev/null
 if ! diff -u include/benchspace/gemm_kernels.hh "$tmp/gemm_kernels.hh"; then
   echo "check_headers: include/benchspace/gemm_kernels.hh differs from the selector's; regenerate it" >&2
   status=1

@@ -11,6 +11,7 @@ from types import ModuleType
 
 from harness import __version__
 from harness.errors import BenchspaceError
+from harness.execute import reaper
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
 # run(args) -> int. Only the chosen subcommand's module is imported, so a quick command never
@@ -24,7 +25,22 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "port": ("port", "write chosen constants into the checked-in header in place"),
     "ab": ("ab", "A/B two environments or executables, interleaved, with statistics"),
     "confirm": ("confirm", "A/B each proposed change at its consumers"),
+    "compare": ("compare", "compare two profiles: winners, NEW/OLD with its noise, header changes"),
     "cutlass": ("cutlass", "CUTLASS SM90 GEMM catalogue, data and kernel selector"),
+}
+
+
+# Third-party packages that live in an extra, not in the core install.
+EXTRAS: dict[str, str] = {
+    "pandas": "cutlass",
+    "cutlass_library": "cutlass",
+    "xgboost": "cutlass",
+    "sklearn": "cutlass",
+    "matplotlib": "plot",
+    "dask": "dist",
+    "distributed": "dist",
+    "torch": "mlp",
+    "optuna": "cutlass",
 }
 
 
@@ -35,11 +51,24 @@ def _load(name: str) -> ModuleType | None:
     except ModuleNotFoundError as exc:
         if exc.name == module_name:
             return None
+        top = (exc.name or "").split(".")[0]
+        if top in EXTRAS:
+            raise MissingExtraError(name, top, EXTRAS[top]) from None
         raise
 
 
+class MissingExtraError(BenchspaceError):
+    """A subcommand needs a package of an optional extra that is not installed."""
+
+    def __init__(self, command: str, package: str, extra: str) -> None:
+        super().__init__(
+            f"'benchspace {command}' needs {package}, which is not installed: "
+            f"pip install 'benchspace[{extra}]'"
+        )
+
+
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser; only ``chosen`` (or, with None, every) subcommand is loaded."""
+    """The argument parser; only ``chosen``'s module is imported (none for bare ``--help``)."""
     parser = argparse.ArgumentParser(
         prog="benchspace",
         description="Sweep benchmark executables over JSON spaces, prune, and generate "
@@ -48,7 +77,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"benchspace {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (_, help_text) in SUBCOMMANDS.items():
-        if chosen is not None and name != chosen:
+        if name != chosen:
             sub.add_parser(name, help=help_text)
             continue
         module = _load(name)
@@ -64,13 +93,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args_list if not a.startswith("-")), None)
-    parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
-    args = parser.parse_args(args_list)
     try:
-        return int(args._run(args))
+        parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
+        args = parser.parse_args(args_list)
+        with reaper.handled():
+            return int(args._run(args))
     except BenchspaceError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
+    except reaper.Terminated as exc:
+        print(f"error: interrupted by {exc.name}; benchmark processes killed, finished "
+              "measurements kept in the store (re-run to resume)", file=sys.stderr)  # fmt: skip
+        return 128 + exc.signum
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

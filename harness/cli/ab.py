@@ -4,33 +4,29 @@ from __future__ import annotations
 
 import argparse
 import platform
-import shlex
 import sys
 from dataclasses import replace
 from pathlib import Path
 
-from harness.ab import (
+from harness.abtest.ab import (
     ABOptions,
-    ABResult,
-    Progress,
+    PairProgress,
     Side,
-    ab_record,
     case_invocation,
     exe_invocation,
     find_executable,
-    format_env,
     parse_assignments,
     run_ab,
     with_side,
 )
-from harness.abstats import Comparison
+from harness.abtest.ab_format import render_ab
+from harness.abtest.stats import Comparison
 from harness.errors import UsageError
-from harness.invoke import Invocation, RunOptions
-from harness.jsonio import dumps
-from harness.measurement import Value
-from harness.readers import READERS
-from harness.space import load_space
+from harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOptions
+from harness.execute.readers import READERS
+from harness.spaces.load import load_space
 from harness.store import Store
+from harness.values import Value, parse_value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--metric", help="field to compare (required with --exe)")
     what.add_argument("--direction", choices=("min", "max"), help="which is better (default min)")
     what.add_argument("--build-dir", type=Path, default=Path("build"), help="default: build")
-    what.add_argument("--backend", default="CPU", help="passed to minibench executables")
+    what.add_argument("--backend", default=DEFAULT_BACKEND, help="passed to minibench executables")
     what.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
     what.add_argument("--timeout", type=float, default=600.0, help="seconds per invocation")
     sides = parser.add_argument_group("the two sides")
@@ -81,14 +77,7 @@ def parse_params(items: list[str]) -> dict[str, Value]:
         name, eq, text = item.partition("=")
         if not eq or not name:
             raise UsageError(f"--param {item!r}: write NAME=VALUE")
-        value: Value = text
-        for kind in (int, float):
-            try:
-                value = kind(text)
-                break
-            except ValueError:
-                continue
-        out[name] = value
+        out[name] = parse_value(text)
     return out
 
 
@@ -128,7 +117,7 @@ def _base(args: argparse.Namespace, options: RunOptions) -> tuple[Invocation, st
     return inv, args.direction or "min"
 
 
-def _progress(tty: bool, quiet: bool) -> Progress | None:
+def _progress(tty: bool, quiet: bool) -> PairProgress | None:
     if quiet or not tty:
         return None
 
@@ -171,87 +160,5 @@ def run(args: argparse.Namespace) -> int:
             )
     else:
         result = run_ab(a, b, ab_options, direction=direction, progress=progress)
-    print(render(result, args.format), end="")
+    print(render_ab(result, args.format), end="")
     return 0
-
-
-def render(result: ABResult, fmt: str) -> str:
-    """The report in the asked format."""
-    if fmt == "json":
-        return dumps(ab_record(result))
-    return render_md(result) if fmt == "md" else render_text(result)
-
-
-# ---------------------------------------------------------------- rendering
-
-
-def change_pct(ratio: float) -> str:
-    """A ratio as a signed percentage change of B against A: ``-3.1 %``."""
-    return f"{(ratio - 1.0) * 100:+.1f} %"
-
-
-def interval_text(c: Comparison) -> str:
-    """``[0.962, 0.978]``."""
-    return f"[{c.ci_low:.3f}, {c.ci_high:.3f}]"
-
-
-_STOPS = {
-    "decided": "the interval cleared 1{margin} and the rank test agreed after {n} pairs",
-    "rounds": "the pair budget ({n} pairs) was spent",
-    "time": "the time budget was spent after {n} pairs",
-}
-
-
-def render_text(result: ABResult) -> str:
-    """A short plain-text report."""
-    c = result.comparison
-    inv = result.a.invocation
-    better = "lower" if result.direction == "min" else "higher"
-    margin = f" by ±{c.margin_pct:g} %" if c.margin_pct else ""
-    lines = [
-        f"A: {format_env(result.a.overrides)}  [{shlex.join(result.a.invocation.argv)}]",
-        f"B: {format_env(result.b.overrides)}  [{shlex.join(result.b.invocation.argv)}]",
-        f"metric {inv.metric} ({better} is better), {c.n_pairs} pairs interleaved in random "
-        f"order (seed {result.seed})",
-        f"median A {c.median_a:.6g}, median B {c.median_b:.6g}",
-        f"B/A {c.ratio:.4f} ({change_pct(c.ratio)}), 95 % interval {interval_text(c)}, "
-        f"Mann-Whitney U p = {c.p_value:.2g}",
-        f"verdict: {c.verdict}",
-        "stopped: "
-        + _STOPS[result.stop].format(margin=margin, n=c.n_pairs)
-        + f"; looks at {', '.join(map(str, result.looks))} pairs, each at "
-        f"{c.decision_confidence * 100:.2f} % confidence",
-    ]
-    lines += [f"warning: {w}" for w in result.warnings]
-    return "\n".join(lines) + "\n"
-
-
-MD_HEADER = (
-    "| A | B | median A | median B | B/A | 95 % interval | p (MWU) | pairs | verdict |\n"
-    "|---|---|---:|---:|---:|---|---:|---:|---|\n"
-)
-
-
-def md_row(a: str, b: str, c: Comparison) -> str:
-    """One Markdown table row of a comparison."""
-    return (
-        f"| {a} | {b} | {c.median_a:.6g} | {c.median_b:.6g} | {c.ratio:.4f} "
-        f"({change_pct(c.ratio)}) | {interval_text(c)} | {c.p_value:.2g} | {c.n_pairs} | "
-        f"**{c.verdict}** |\n"
-    )
-
-
-def side_label(side: Side, other: Side) -> str:
-    """The side's overrides, and its executable when the two sides run different ones."""
-    label = f"`{format_env(side.overrides)}`"
-    if side.invocation.exe_path != other.invocation.exe_path:
-        label += f" `{Path(side.invocation.exe).name}`"
-    return label
-
-
-def render_md(result: ABResult) -> str:
-    """A one-row Markdown table plus warnings."""
-    a, b = side_label(result.a, result.b), side_label(result.b, result.a)
-    out = MD_HEADER + md_row(a, b, result.comparison)
-    out += "".join(f"\n> warning: {w}\n" for w in result.warnings)
-    return out

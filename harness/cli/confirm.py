@@ -6,26 +6,30 @@ import argparse
 import json
 import platform
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.ab import ABOptions, ABResult
-from harness.confirm import (
-    STATUSES,
-    Change,
-    Outcome,
+from generators.header_io import read_header
+from generators.header_parse import parse_header
+from generators.review import review_header
+from generators.review_format import review_document
+from generators.session import open_session
+from harness.abtest.ab import ABOptions, ABResult
+from harness.abtest.confirm import (
+    ProposedChange,
     Target,
     confirm_changes,
     confirm_document,
     exit_code,
     parse_changes,
 )
+from harness.abtest.confirm_format import render_markdown
 from harness.errors import HeaderError, UsageError
-from harness.invoke import RunOptions
+from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.jsonio import dumps, write_json_atomic
-from harness.profile import load_profile
-from harness.space import Space, load_space
+from harness.profiles.read import load_profile
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 from harness.store import Store
 
 
@@ -74,42 +78,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _generated_review(args: argparse.Namespace, space: Space) -> dict[str, Any]:
     """The review document of --generated, or of a header generated now from the profile."""
-    from generators.generate_tuning_header import default_header_path, generate_header
-    from generators.header_io import read_header
-    from generators.header_model import incumbents_from_header
-    from generators.header_parse import parse_header
-    from generators.profile_view import load_profile_view
-    from generators.render import Provenance
-    from generators.review import review_header
-    from generators.review_format import review_document
-    from harness import __version__
-
-    profile = load_profile_view(args.profile)
-    header_path = args.header or default_header_path(space)
-    header = read_header(header_path)
-    if header is None:
-        raise HeaderError(f"{header_path}: no such file; pass the checked-in header as --header")
+    session = open_session(args.profile, space=space, header=args.header)
+    header = session.require_checked_in()
     if args.generated is not None:
         generated = read_header(args.generated)
         if generated is None:
             raise HeaderError(f"{args.generated}: no such file; run `benchspace generate` first")
     else:
-        text = generate_header(
-            space,
-            profile,
-            incumbents=incumbents_from_header(space, header),
-            provenance=Provenance(
-                benchspace_version=__version__,
-                profile_sha256=profile.sha256,
-                space_path=str(space.path),
-                space_sha256=space.sha256,
-            ),
+        text = session.generate(
             include_incumbent=args.include_incumbent,
             allow_space_mismatch=args.allow_space_mismatch,
-            header_source=str(header_path),
         ).text
         generated = parse_header(text, f"(header generated from {args.profile})")
-    return review_document(review_header(space, profile, generated, header))
+    return review_document(review_header(space, session.profile, generated, header))
 
 
 def _read_review(path: Path) -> dict[str, Any]:
@@ -126,7 +107,7 @@ def _read_review(path: Path) -> dict[str, Any]:
     return data
 
 
-def select(changes: list[Change], only: list[str]) -> list[Change]:
+def select(changes: list[ProposedChange], only: list[str]) -> list[ProposedChange]:
     """Changes named by --only (a family or one NAME_BUCKET); all without it."""
     if not only:
         return changes
@@ -141,16 +122,16 @@ def select(changes: list[Change], only: list[str]) -> list[Change]:
 def run(args: argparse.Namespace) -> int:
     """Confirm every change; print the table; write --out; exit 1 if one is rejected."""
     space = load_space(args.space)
-    meta = load_profile(args.profile).get("meta", {})
+    meta = load_profile(args.profile).meta
     if args.review is not None:
         review, source = _read_review(args.review), str(args.review)
     else:
         review, source = _generated_review(args, space), str(args.generated or args.profile)
     changes = select(parse_changes(review, source), args.only)
     options = RunOptions(
-        build_dir=args.build_dir or Path(meta.get("build_dir", "build")),
-        backend=str(meta.get("backend", "CPU")),
-        dtype=str(meta.get("dtype", "float")),
+        build_dir=args.build_dir or Path(meta.build_dir or "build"),
+        backend=meta.backend or DEFAULT_BACKEND,
+        dtype=meta.dtype or DEFAULT_DTYPE,
         timeout_s=args.timeout,
         host=platform.node(),
     )
@@ -188,49 +169,6 @@ def run(args: argparse.Namespace) -> int:
     return exit_code(outcomes)
 
 
-def _report(change: Change, target: Target, result: ABResult | None) -> None:
+def _report(change: ProposedChange, target: Target, result: ABResult | None) -> None:
     verdict = "error" if result is None else result.comparison.verdict
     print(f"confirm: {change.name} at {target.label}: {verdict}", file=sys.stderr, flush=True)
-
-
-_SHOWN = {"B faster": "new faster", "A faster": "new slower"}
-
-
-def _shown(value: object) -> str:
-    return "—" if value is None else str(value)
-
-
-def render_markdown(outcomes: Sequence[Outcome]) -> str:
-    """A table of every A/B, then one verdict line per change."""
-    lines = [
-        "| change | old → new | consumer | median old | median new | new/old | 95 % interval "
-        "| p (MWU) | pairs | verdict |",
-        "|---|---|---|---:|---:|---:|---|---:|---:|---|",
-    ]
-    for o in outcomes:
-        ch = o.change
-        head = f"`{ch.name}` | {_shown(ch.entry.get('old'))} → {_shown(ch.entry.get('new'))}"
-        if not o.runs:
-            lines.append(f"| {head} | — | | | | | | | {o.status} |")
-        for run in o.runs:
-            if run.result is None:
-                lines.append(f"| {head} | {run.target.label} | | | | | | | error |")
-                continue
-            c = run.result.comparison
-            lines.append(
-                f"| {head} | {run.target.label} | {c.median_a:.6g} | {c.median_b:.6g} | "
-                f"{c.ratio:.4f} ({(c.ratio - 1) * 100:+.1f} %) | [{c.ci_low:.3f}, "
-                f"{c.ci_high:.3f}] | {c.p_value:.2g} | {c.n_pairs} | "
-                f"{_SHOWN.get(c.verdict, c.verdict)} |"
-            )
-    lines.append("")
-    for o in outcomes:
-        lines.append(f"- `{o.change.name}`: **{o.status}** — {o.reason}")
-        lines += [f"  - note: {n}" for n in o.notes]
-        for run in o.runs:
-            if run.result is not None:
-                lines += [f"  - warning ({run.target.label}): {w}" for w in run.result.warnings]
-    counts = {s: sum(o.status == s for o in outcomes) for s in STATUSES}
-    shown = ", ".join(f"{n} {s}" for s, n in counts.items() if n or s in ("accepted", "rejected"))
-    lines += ["", f"{shown} of {len(outcomes)} changes."]
-    return "\n".join(lines) + "\n"

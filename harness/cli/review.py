@@ -6,14 +6,12 @@ import argparse
 import sys
 from pathlib import Path
 
-from generators.generate_tuning_header import space_for
-from generators.header_io import default_header_path, read_header, write_header
-from generators.header_model import incumbents_from_header
-from generators.profile_view import load_profile_view
+from generators.header_io import read_header, write_header
 from generators.review import review_header
 from generators.review_format import render_review
-from generators.rules import feed_problems, incumbent_problems
+from generators.session import open_session
 from harness.errors import HeaderError
+from harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,29 +30,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept incumbents missing from a grid (they show as not measured)",
     )
+    add_root_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
-    profile = load_profile_view(args.profile)
-    space = space_for(profile, args.space)
-    if space.header is None:
-        raise HeaderError(f'{space.path}: $: the space has no "header" section; nothing to review')
+    session = open_session(
+        args.profile,
+        space=args.space,
+        header=args.header,
+        no_header_section="nothing to review",
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
+    )
     generated_path = Path(args.generated)
     generated = read_header(generated_path)
     if generated is None:
         raise HeaderError(f"{generated_path}: no such file; run `benchspace generate` first")
-    header_path = Path(args.header) if args.header else default_header_path(space)
-    header = read_header(header_path)
-    if header is None:
-        raise HeaderError(f"{header_path}: no such file; pass the checked-in header as --header")
-    incumbents = incumbents_from_header(space, header)
-    problems = feed_problems(space)
-    if not args.include_incumbent:
-        problems += incumbent_problems(space, incumbents, header=str(header_path))
-    if problems:
-        raise HeaderError("\n".join(problems))
-    text = render_review(review_header(space, profile, generated, header), args.format)
+    header = session.require_checked_in()
+    session.check(include_incumbent=args.include_incumbent)
+    review = review_header(session.space, session.profile, generated, header)
+    text = render_review(review, args.format)
     if not text.endswith("\n"):
         text += "\n"
     if args.out:

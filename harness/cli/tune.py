@@ -3,19 +3,24 @@
 from __future__ import annotations
 
 import argparse
+import functools
+import platform
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
-from harness.executor import DaskExecutor, Executor, LocalExecutor
-from harness.invoke import RunOptions
+from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
+from harness.execute.probe import probe_bench
+from harness.execute.progress import Progress
 from harness.plan import Sampler
-from harness.probe import probe_bench
-from harness.progress import Progress
+from harness.profiles.model import Profile
+from harness.project_paths import add_root_arguments
 from harness.provenance import gpu_info
-from harness.space import Bench, Case, Space, load_space
-from harness.tune import TuneOptions, tune
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
+from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 
@@ -28,8 +33,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, help="profile (default <build-dir>/tuning/profile.json)"
     )
     parser.add_argument("--store", type=Path, help="measurement store (default beside the profile)")
-    parser.add_argument("--backend", default="CPU", help="passed to minibench executables")
-    parser.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
+    parser.add_argument(
+        "--backend",
+        help="passed to minibench executables (default: the space's defaults.backend, else "
+        f"{DEFAULT_BACKEND})",
+    )
+    parser.add_argument(
+        "--type",
+        dest="dtype",
+        help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
+    )
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
     parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
     parser.add_argument(
@@ -67,19 +80,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
     parser.add_argument("--min-iters", type=int, default=1)
     parser.add_argument("--max-iters", type=int, default=20)
+    add_root_arguments(parser)
 
 
-def _header_check() -> HeaderCheck:
+def _header_check(args: argparse.Namespace) -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
-    from generators.rules import check_space_header
+    from generators.session import check_space_header
 
-    return check_space_header
+    return functools.partial(
+        check_space_header, root=args.root, allow_outside_root=args.allow_outside_root
+    )
 
 
 def _sampler(hardware: str) -> Sampler:
     # Sampling a kernel catalogue needs the study's static features (evaluation/).
-    from evaluation.hardware import load_hardware
-    from evaluation.sampling import sample_grid
+    from evaluation.cutlass.hardware import load_hardware
+    from evaluation.selector.sampling import sample_grid
 
     hw = load_hardware(hardware)
 
@@ -98,6 +114,12 @@ def _sampler(hardware: str) -> Sampler:
     return sample
 
 
+def _default(space: Space, key: str, fallback: str) -> str:
+    """The space's ``defaults`` value of `key` (a string), else `fallback`."""
+    value = space.defaults.get(key)
+    return value if isinstance(value, str) else fallback
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the sweep or the validation."""
     if args.topk < 1:
@@ -106,33 +128,35 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--repeats: {args.repeats} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} must be positive")
-    space = load_space(args.space)
+    space = load_space(args.space, allow_outside_root=args.allow_outside_root)
     gpu, _ = gpu_info()
     run_options = RunOptions(
         build_dir=args.build_dir,
-        backend=args.backend,
-        dtype=args.dtype,
+        backend=args.backend or _default(space, "backend", DEFAULT_BACKEND),
+        dtype=args.dtype or _default(space, "type", DEFAULT_DTYPE),
         timeout_s=args.timeout or 600.0,
         warmup=args.warmup,
         min_time_ms=args.min_time,
         min_iters=args.min_iters,
         max_iters=args.max_iters,
-        host=__import__("platform").node(),
+        host=platform.node(),
         device=gpu or "cpu",
     )
     unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]
     if unknown:
         known = ", ".join(b.name for b in space.benches)
         raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
-    problems = _header_check()(space, args.include_incumbent) if space.header else []
+    problems = _header_check(args)(space, args.include_incumbent) if space.header else []
     if args.validate:
         return _validate(space, run_options, args, problems)
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
     if args.include_incumbent and space.header is not None:
-        from generators.rules import space_with_incumbents
+        from generators.session import space_with_incumbents
 
-        space = space_with_incumbents(space)
+        space = space_with_incumbents(
+            space, root=args.root, allow_outside_root=args.allow_outside_root
+        )
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
@@ -197,23 +221,21 @@ def _validate(
 
 
 def _summary(
-    profile: dict[str, object],
+    profile: Profile,
     out: Path,
     store: Path,
     executed: int,
     cached: int,
     skipped: tuple[str, ...],
 ) -> None:
-    results = profile["results"]
-    assert isinstance(results, list)
-    for result in results:
-        best = result.get("best")
-        shown = best["params"] if best else "(no combo covers every case; see per_case_best)"
-        print(f"{result['bench']}: best {shown}")
-        for failure in result["failures"]:
+    for result in profile.results.values():
+        best = result.best
+        shown = dict(best.params) if best else "(no combo covers every case; see per_case_best)"
+        print(f"{result.bench}: best {shown}")
+        for failure in result.failures:
             print(
-                f"  {failure['status']}: case {failure['case_index']} "
-                f"{failure['params']}: {failure['error']}"
+                f"  {failure.status}: case {failure.case_index} "
+                f"{dict(failure.params)}: {failure.error}"
             )
     if skipped:
         print(f"skipped (no executable): {', '.join(skipped)}")

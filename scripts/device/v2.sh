@@ -21,7 +21,7 @@ if [ -d prebuilt ]; then
   [ -f "$B/batches.json" ] || cp prebuilt/batches.json "$B/"
 fi
 ls "$B"/*.so 2>/dev/null | sort > /tmp/libs_before.txt
-python3 -c "from pathlib import Path; from evaluation.cutlass_build import build_driver; print(build_driver(Path('$B')))"
+python3 -c "from pathlib import Path; from evaluation.cutlass.build import build_driver; print(build_driver(Path('$B')))"
 CUBLAS_LIB=${CUBLAS_LIB:-}
 if [ -z "$CUBLAS_LIB" ]; then
   for c in /usr/local/cuda/lib64/libcublasLt.so.13 \
@@ -43,7 +43,7 @@ trap finish EXIT
 for phase in "$@"; do
   case $phase in
   build)
-    setsid python3 -m evaluation.cutlass_build --kernels "$LIST" --build-dir "$B" \
+    setsid python3 -m harness.cli cutlass build --kernels "$LIST" --build-dir "$B" \
         --per-tu "${PER_TU:-10}" --jobs "${JOBS:-16}" --no-driver ${BATCHES:+--limit $BATCHES} \
         > "$OUT/build.log" 2>&1 &
     pid=$!

@@ -9,8 +9,26 @@ environment scales it, so env parameters matter.
 
 Faults, chosen per invocation by ``FAKE_MODE`` (environment) or by a positional value equal to
 ``FAKE_CRASH_AT`` etc.: ``ok``, ``rows`` (several rows), ``crash`` (SIGSEGV), ``hang``,
-``exit1``, ``garbage``, ``partial`` (output cut mid-row), ``slow`` (sleeps FAKE_SLEEP s).
-Every invocation appends its argv to ``FAKE_LOG`` when set, so tests can count runs.
+``exit1``, ``garbage``, ``partial`` (output cut mid-row), ``slow`` (sleeps FAKE_SLEEP s), and
+the fault matrix's (benchmarks/fault_matrix.py): ``abort`` (SIGABRT), ``rtsig`` (killed by
+SIGRTMIN+3), ``termhang`` (hangs ignoring SIGTERM), ``cr`` (``\r`` progress updates in the
+CSV), ``bigfield`` (a 200 KiB cell), ``norow`` (a header only), ``fork`` (leaves a child in
+its process group), ``setsid`` (leaves a grandchild in a session of its own), ``closed``
+(closes stdout, prints nothing), ``flood`` (FAKE_FLOOD_MB of junk before the table),
+``replace`` (rebuilds its own executable: a new binary whose values are halved), ``vanish``
+(moves its executable to ``<exe>.away``, for a driver to put back), ``zero`` and ``negative``
+(a time of 0, a negative time).
+Every invocation appends its argv to ``FAKE_LOG`` when set, so tests can count runs, and the
+pid of every process it leaves behind to ``FAKE_PIDS``.
+
+``--describe`` (benchspace's convention, docs/formats.md) is answered only when
+``FAKE_DESCRIBE_ARGS`` is set (comma list of argument names; ``FAKE_DESCRIBE_ROWS`` the row
+names): one JSON line, exit 0. Otherwise the flag is ignored like any other, as an executable
+that does not know the convention would. ``FAKE_NAMES=batchlas`` names rows as BatchLAS's
+minibench does, ``(BM_FAKE<float, batchlas::Backend::NETLIB>)``, from ``--backend`` and
+``--type``, and prints no row for a backend other than NETLIB or CUDA. ``FAKE_ITERATIONS=1``
+reports what minibench writes for a configuration slower than ``--min_time``: one timed
+iteration, stddev 0.
 """
 
 from __future__ import annotations
@@ -21,9 +39,49 @@ import signal
 import sys
 import time
 
+_MODES = (
+    "crash", "hang", "exit1", "garbage", "partial", "slow", "abort", "rtsig", "termhang", "cr",
+    "bigfield", "norow", "fork", "setsid", "closed", "flood", "replace", "vanish", "rows",
+    "zero", "negative",
+)  # fmt: skip
+
+
+def _leave(detach: bool) -> None:
+    """Leave a sleeping process behind: a child in our group, or (``detach``) a grandchild in
+    a session of its own; its pid goes to FAKE_PIDS."""
+    if os.fork() == 0:
+        if detach:
+            os.setsid()
+            if os.fork() != 0:
+                os._exit(0)
+        pids = os.environ.get("FAKE_PIDS")
+        if pids:
+            with open(pids, "a", encoding="utf-8") as fh:
+                fh.write(f"{os.getpid()}\n")
+        for fd in (0, 1, 2):
+            os.close(fd)
+        time.sleep(60)
+        os._exit(0)
+    if detach:
+        os.wait()
+    time.sleep(0.05)
+
+
+def _rebuild(exe: str) -> None:
+    """Replace the executable (atomically, a new inode) with one whose values are halved."""
+    with open(exe, encoding="utf-8") as fh:
+        text = fh.read()
+    if "FAKE_BUILD=2" in text:
+        return
+    new = text.replace("exec ", "FAKE_BUILD=2 exec ", 1)
+    with open(exe + ".new", "w", encoding="utf-8") as fh:
+        fh.write(new)
+    os.chmod(exe + ".new", 0o755)
+    os.replace(exe + ".new", exe)
+
 
 def _mode(args: list[int]) -> str:
-    for mode in ("crash", "hang", "exit1", "garbage", "partial", "slow"):
+    for mode in _MODES:
         trigger = os.environ.get(f"FAKE_{mode.upper()}_AT")
         if trigger is not None and int(trigger) in args:
             return mode
@@ -36,14 +94,26 @@ def _value(args: list[int]) -> float:
     best = int(os.environ.get("FAKE_BEST", "32"))
     lanes = int(os.environ.get("FAKE_LANES", "4") or 4)
     lane_cost = 1.0 + abs(lanes - 4) / 8.0
-    return n * (1.0 + ((block - best) / 64.0) ** 2) * lane_cost
+    build = 0.5 if os.environ.get("FAKE_BUILD") == "2" else 1.0
+    return n * (1.0 + ((block - best) / 64.0) ** 2) * lane_cost * build
 
 
 def main(argv: list[str]) -> int:
+    pids = os.environ.get("FAKE_PIDS")
+    if pids:
+        with open(pids, "a", encoding="utf-8") as fh:
+            fh.write(f"{os.getpid()}\n")
     log = os.environ.get("FAKE_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(argv) + "\n")
+    described = os.environ.get("FAKE_DESCRIBE_ARGS")
+    if "--describe" in argv and described is not None:
+        rows = [r for r in os.environ.get("FAKE_DESCRIBE_ROWS", "BM_FAKE").split(",") if r]
+        doc = {"format": "benchspace-describe", "version": 1}
+        doc.update(args=[a for a in described.split(",") if a], rows=rows)
+        print(json.dumps(doc))
+        return 0
     csv_out = json_out = None
     positional: list[int] = []
     for arg in argv:
@@ -64,18 +134,57 @@ def main(argv: list[str]) -> int:
         time.sleep(3600)
     if mode == "slow":
         time.sleep(float(os.environ.get("FAKE_SLEEP", "1")))
+    if mode == "abort":
+        os.abort()
+    if mode == "rtsig":
+        os.kill(os.getpid(), signal.SIGRTMIN + 3)
+    if mode == "termhang":
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        time.sleep(3600)
+    if mode in ("fork", "setsid"):
+        _leave(detach=mode == "setsid")
+    if mode == "closed":
+        os.close(1)
+        sys.stderr.write("fake: stdout closed\n")
+        return 0
+    exe = os.environ.get("FAKE_EXE", "")
+    if mode == "replace" and exe:
+        _rebuild(exe)
+    if mode == "vanish" and exe and os.path.exists(exe):
+        os.replace(exe, exe + ".away")
+    if mode == "flood":
+        junk = ("x" * 1023 + "\n").encode() * 1024
+        for _ in range(int(os.environ.get("FAKE_FLOOD_MB", "200"))):
+            sys.stdout.buffer.write(junk)
+        sys.stdout.flush()
     if mode == "exit1":
         sys.stderr.write("fake: bad arguments\n")
         return 1
     value = _value(positional)
+    if mode in ("zero", "negative"):
+        value = 0.0 if mode == "zero" else -value
     rows = [("BM_FAKE<float>", value)]
     if mode == "rows" or os.environ.get("FAKE_ROWS"):
         rows = [("BM_FAKE_SETUP<float>", 1.0), ("BM_FAKE_MAIN<float>", value)]
+    if os.environ.get("FAKE_NAMES") == "batchlas":
+        flags = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+        backend, dtype = flags.get("backend", ""), flags.get("type", "float")
+        known = backend in ("NETLIB", "CUDA")
+        rows = [(f"({n.split('<')[0]}<{dtype}, batchlas::Backend::{backend}>)", v) for n, v in rows]
+        rows = rows if known else []
     text = _gbench(rows, positional) if json_out is not None else _minibench(rows, positional)
     if mode == "garbage":
         text = "\x00\x01 not a benchmark table \ufffd\n"
     if mode == "partial":
         text = text[: len(text) // 2]
+    if mode == "cr":
+        head, _, body = text.partition("\n")
+        text = f"running 10%\rrunning 90%\r{head}\nwarming up\r{body}"
+    if mode == "bigfield":
+        head, _, body = text.partition("\n")
+        text = f'{head}\n"{"x" * (200 << 10)}"{body[body.index(",") :]}'
+    if mode == "norow":
+        text = text.partition("\n")[0] + "\n"
     target = csv_out or json_out
     if target:
         with open(target, "w", encoding="utf-8") as fh:
@@ -89,9 +198,12 @@ def _minibench(rows: list[tuple[str, float]], args: list[int]) -> str:
     head = ["name"] + [f"arg{i}" for i in range(len(args))]
     head += ["iterations", "avg_ms", "stddev_ms", "Time (µs) / matrix", "Time (µs) / matrix_std"]
     lines = [",".join(head)]
+    iterations = int(os.environ.get("FAKE_ITERATIONS", "10"))
+    std = 0.0001 if iterations > 1 else 0.0
     for name, value in rows:
         cells = [f'"{name}"'] + [str(a) for a in args]
-        cells += ["10", f"{value / 1000:.6f}", "0.000100", f"{value:.6f}", f"{value / 100:.6f}"]
+        cells += [str(iterations), f"{value / 1000:.6f}", f"{std:.6f}", f"{value:.6f}"]
+        cells += [f"{value / 100 if iterations > 1 else 0.0:.6f}"]
         lines.append(",".join(cells))
     return "\n".join(lines) + "\n"
 

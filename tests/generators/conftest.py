@@ -12,8 +12,10 @@ import pytest
 from header_helpers import DATA, PROFILES, SPACES
 
 from generators.header_parse import ParsedHeader, parse_header
-from generators.profile_view import ProfileView, load_profile_view
-from harness.space import Space, load_space
+from harness.profiles.model import Profile
+from harness.profiles.read import load_profile
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 
 @pytest.fixture(scope="session")
@@ -23,9 +25,9 @@ def demo_space() -> Space:
 
 
 @pytest.fixture(scope="session")
-def demo_profile() -> ProfileView:
+def demo_profile() -> Profile:
     """Its crafted profile (format 1, three repeats per configuration)."""
-    return load_profile_view(PROFILES / "demo_like.json")
+    return load_profile(PROFILES / "demo_like.json")
 
 
 @pytest.fixture(scope="session")
@@ -35,9 +37,9 @@ def batchlas_space() -> Space:
 
 
 @pytest.fixture(scope="session")
-def batchlas_profile() -> ProfileView:
+def batchlas_profile() -> Profile:
     """Its crafted profile, in BatchLAS's own layout (version 0)."""
-    return load_profile_view(PROFILES / "batchlas.json")
+    return load_profile(PROFILES / "batchlas.json")
 
 
 @pytest.fixture(scope="session")
@@ -47,9 +49,9 @@ def kinds_space() -> Space:
 
 
 @pytest.fixture(scope="session")
-def kinds_profile() -> ProfileView:
+def kinds_profile() -> Profile:
     """Its crafted profile."""
-    return load_profile_view(PROFILES / "kinds.json")
+    return load_profile(PROFILES / "kinds.json")
 
 
 @pytest.fixture(scope="session")

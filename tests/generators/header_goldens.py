@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators.generate_tuning_header import generate_header
+from generators.generate import generate_header
 from generators.header_io import write_header
-from generators.profile_view import load_profile_view
 from generators.render import Provenance
 from harness import __version__
-from harness.space import load_space
+from harness.profiles.read import load_profile
+from harness.spaces.load import load_space
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"
@@ -33,7 +33,7 @@ def render_golden(name: str) -> str:
     """The header golden `name` must hold, generated now."""
     space_path, profile_path = GOLDENS[name]
     space = load_space(space_path)
-    profile = load_profile_view(profile_path)
+    profile = load_profile(profile_path)
     provenance = Provenance(
         benchspace_version=__version__,
         profile_sha256=profile.sha256,

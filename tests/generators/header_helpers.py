@@ -7,7 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from generators.profile_view import ProfileView, parse_profile
+from harness.profiles.model import Profile
+from harness.profiles.read import parse_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"
@@ -17,7 +18,7 @@ DATA = ROOT / "tests" / "generators" / "data"
 CXXFLAGS = ("-std=c++17", "-Wall", "-Wextra", "-Werror")
 
 
-def profile_of(results: dict[str, list[tuple[Any, ...]]], direction: str = "min") -> ProfileView:
+def profile_of(results: dict[str, list[tuple[Any, ...]]], direction: str = "min") -> Profile:
     """A format-1 profile from ``bench -> [(case, fixed, params, value[, stdev, n])]`` rows."""
     doc: dict[str, Any] = {"format": "benchspace-profile", "version": 1, "meta": {}, "results": []}
     for bench, rows in results.items():

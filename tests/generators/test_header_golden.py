@@ -15,11 +15,12 @@ import pytest
 from header_goldens import GOLDENS, render_golden
 from header_helpers import GOLDEN, ROOT, compile_cxx
 
-from generators.generate_tuning_header import generate_header
-from generators.profile_view import ProfileView
+from generators.generate import generate_header
 from generators.render import Provenance
 from harness.errors import HeaderError
-from harness.space import Space, load_space
+from harness.profiles.model import Profile
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))
@@ -73,7 +74,7 @@ def test_the_demo_library_compiles_against_the_generated_header(gxx: str, tmp_pa
 
 
 def test_a_profile_of_another_space_is_refused(
-    demo_space: Space, demo_profile: ProfileView, tmp_path: Path
+    demo_space: Space, demo_profile: Profile, tmp_path: Path
 ) -> None:
     edited = tmp_path / "demo.json"
     data = json.loads(demo_space.path.read_text())

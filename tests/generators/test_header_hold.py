@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generators.generate_tuning_header import read_holds
+from generators.session import read_holds
 from harness.cli import main
 from harness.errors import HeaderError
 

@@ -11,7 +11,7 @@ from header_helpers import profile_of
 from generators.header_model import choose_header, incumbents_from_header
 from generators.header_parse import parse_header
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 

@@ -12,10 +12,10 @@ import pytest
 from header_helpers import profile_of
 
 from generators.header_model import choose_header
-from generators.profile_view import ProfileView
 from generators.render import Provenance, environment, render_header
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.profiles.model import Profile
+from harness.spaces.model import Space
 
 PROVENANCE = Provenance(
     benchspace_version="9.9.9", profile_sha256="a" * 64, space_path="s.json", space_sha256="b" * 64
@@ -28,7 +28,7 @@ def test_the_environment_is_strict() -> None:
         environment().from_string("{{ missing }}").render()
 
 
-def test_same_inputs_same_bytes_and_no_clock(demo_space: Space, demo_profile: ProfileView) -> None:
+def test_same_inputs_same_bytes_and_no_clock(demo_space: Space, demo_profile: Profile) -> None:
     model = choose_header(demo_space, demo_profile, {})
     text = render_header(model, PROVENANCE)
     assert text == render_header(choose_header(demo_space, demo_profile, {}), PROVENANCE)
@@ -84,13 +84,17 @@ def test_doc_text_cannot_break_out_of_its_comment(make_space: Callable[..., Spac
 
 
 def test_names_are_checked_before_rendering(make_space: Callable[..., Space]) -> None:
+    space = _one_constant(make_space)
+    assert space.header is not None
+    # The space rules refuse these names at load (validate); render checks them again.
+    keyword_namespace = dataclasses.replace(
+        space, header=dataclasses.replace(space.header, namespace="x::new")
+    )
     with pytest.raises(HeaderError) as info:
-        _render(_one_constant(make_space, namespace="x::new"))
+        _render(keyword_namespace)
     assert str(info.value) == (
         "x.hh: cannot generate: namespace part 'new' is a C++ keyword; choose another name"
     )
-    space = _one_constant(make_space)
-    assert space.header is not None
     keyword = dataclasses.replace(
         space, header=dataclasses.replace(space.header, bucket_key="class")
     )

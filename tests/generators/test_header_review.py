@@ -9,11 +9,12 @@ from header_helpers import GOLDEN, PROFILES
 
 from generators.header_model import choose_header
 from generators.header_parse import ParsedHeader, parse_header
-from generators.profile_view import ProfileView, load_profile_view, parse_profile
 from generators.review import Change, Review, review_header
 from generators.review_format import render_review, review_document
 from harness.errors import HeaderError
-from harness.space import Space
+from harness.profiles.model import Profile
+from harness.profiles.read import load_profile, parse_profile
+from harness.spaces.model import Space
 
 
 def golden(name: str) -> ParsedHeader:
@@ -21,7 +22,7 @@ def golden(name: str) -> ParsedHeader:
 
 
 @pytest.fixture(scope="module")
-def demo_review(demo_space: Space, demo_profile: ProfileView, checked_in: ParsedHeader) -> Review:
+def demo_review(demo_space: Space, demo_profile: Profile, checked_in: ParsedHeader) -> Review:
     return review_header(demo_space, demo_profile, golden("demo_like.hh"), checked_in)
 
 
@@ -45,7 +46,7 @@ def test_only_changed_values_are_listed(demo_review: Review) -> None:
 
 
 def test_gain_is_the_measured_speed_up_with_its_noise(
-    demo_review: Review, demo_profile: ProfileView
+    demo_review: Review, demo_profile: Profile
 ) -> None:
     tiny = change(demo_review, "MATMUL_BLOCK_TINY")
     rows = demo_profile.results["matmul"].case_rows(0)
@@ -74,7 +75,7 @@ def test_flags(demo_review: Review) -> None:
 
 
 def test_incumbent_not_measured(
-    demo_space: Space, demo_profile: ProfileView, checked_in: ParsedHeader
+    demo_space: Space, demo_profile: Profile, checked_in: ParsedHeader
 ) -> None:
     text = "".join(checked_in.lines).replace("DOT_LANES_TINY = 4;", "DOT_LANES_TINY = 3;")
     review = review_header(
@@ -85,7 +86,7 @@ def test_incumbent_not_measured(
     assert lanes.flags == ("incumbent-not-measured",)
 
 
-def test_aliased_and_inert_knobs(kinds_space: Space, kinds_profile: ProfileView) -> None:
+def test_aliased_and_inert_knobs(kinds_space: Space, kinds_profile: Profile) -> None:
     generated = golden("kinds.hh")
     text = "".join(generated.lines)
     text = text.replace("UNROLL_SMALL = 4;", "UNROLL_SMALL = 2;")
@@ -104,7 +105,7 @@ def test_aliased_and_inert_knobs(kinds_space: Space, kinds_profile: ProfileView)
 
 
 def test_one_sample_per_configuration_has_no_noise_estimate(
-    batchlas_space: Space, batchlas_profile: ProfileView
+    batchlas_space: Space, batchlas_profile: Profile
 ) -> None:
     generated = golden("batchlas.hh")
     text = "".join(generated.lines).replace(
@@ -117,7 +118,7 @@ def test_one_sample_per_configuration_has_no_noise_estimate(
 
 
 def test_a_header_from_another_profile_is_refused(
-    kinds_space: Space, kinds_profile: ProfileView, demo_profile: ProfileView
+    kinds_space: Space, kinds_profile: Profile, demo_profile: Profile
 ) -> None:
     with pytest.raises(HeaderError) as info:
         review_header(kinds_space, demo_profile, golden("kinds.hh"), golden("kinds.hh"))
@@ -189,7 +190,7 @@ def test_json_is_the_list_of_proposed_changes(demo_review: Review) -> None:
 
 
 def test_a_pre_tuned_constant_says_so(
-    demo_space: Space, demo_profile: ProfileView, checked_in: ParsedHeader
+    demo_space: Space, demo_profile: Profile, checked_in: ParsedHeader
 ) -> None:
     text = "".join(checked_in.lines).replace(
         "SORT_INSERTION_CUTOFF_LARGE = 16;", "SORT_INSERTION_CUTOFF_LARGE = 8;"
@@ -219,7 +220,7 @@ def test_a_pre_tuned_constant_is_judged_on_its_phase_table(
         {"params": {"cutoff": c}, "values": [v], "stdevs": [s], "n": [3], "score": None}
         for c, v, s in ((8, 2100.0, 21.0), (16, 2000.0, 20.0), (32, 2050.0, 20.0))
     ]
-    sha256 = load_profile_view(PROFILES / "demo_like.json").sha256  # the header's banner
+    sha256 = load_profile(PROFILES / "demo_like.json").sha256  # the header's banner
     profile = parse_profile(data, source="p.json", sha256=sha256)
     text = "".join(checked_in.lines).replace(
         "SORT_INSERTION_CUTOFF_LARGE = 16;", "SORT_INSERTION_CUTOFF_LARGE = 8;"

@@ -12,10 +12,10 @@ from generators.rules import (
     add_incumbents,
     case_grid,
     check_header_rules,
-    check_space_header,
-    space_with_incumbents,
 )
-from harness.space import Space, load_space
+from generators.session import check_space_header, space_with_incumbents
+from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 SHIPPED = {
     "MATMUL_BLOCK": {"TINY": 32, "SMALL": 32, "MEDIUM": 32, "LARGE": 32, "XLARGE": 32},

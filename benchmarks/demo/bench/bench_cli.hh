@@ -4,6 +4,11 @@
 // positional integers (the space file's arg_spec, in order). Benchmarks are
 // registered with ArgNames, so a run is named e.g. BM_matmul/n:256/block:32
 // and a harness can check the names against its arg_spec.
+//
+// `<exe> --describe` prints one JSON line and exits 0 without measuring anything:
+//   {"format": "benchspace-describe", "version": 1, "args": ["n", "block"], "rows": ["BM_matmul"]}
+// the positional argument names in order and the benchmark names each run can print
+// (benchspace's --validate checks them against the space's arg_spec and row).
 #pragma once
 
 #include <benchmark/benchmark.h>
@@ -80,6 +85,27 @@ inline std::vector<int64_t> positional_args(int argc, char** argv,
         }
     }
     return values;
+}
+
+// Answers `--describe` (anywhere in argv) with the executable's argument names and row names as
+// one JSON line, then exits 0; returns without doing anything otherwise. Names are plain
+// identifiers, so no JSON escaping is needed.
+inline void describe_if_asked(int argc, char** argv, const std::vector<Param>& params,
+                              const std::vector<const char*>& rows) {
+    bool asked = false;
+    for (int i = 1; i < argc; ++i) asked = asked || std::strcmp(argv[i], "--describe") == 0;
+    if (!asked) return;
+    std::string line = "{\"format\": \"benchspace-describe\", \"version\": 1, \"args\": [";
+    for (size_t i = 0; i < params.size(); ++i) {
+        line += (i ? ", \"" : "\"") + std::string(params[i].name) + "\"";
+    }
+    line += "], \"rows\": [";
+    for (size_t i = 0; i < rows.size(); ++i) {
+        line += (i ? ", \"" : "\"") + std::string(rows[i]) + "\"";
+    }
+    line += "]}";
+    std::printf("%s\n", line.c_str());
+    std::exit(0);
 }
 
 // The argument names Google Benchmark prints in run names.

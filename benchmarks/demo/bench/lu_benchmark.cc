@@ -74,6 +74,7 @@ void bm_lu(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bench::describe_if_asked(argc, argv, kParams, {"BM_lu"});
     benchmark::Initialize(&argc, argv);
     const std::vector<int64_t> args = bench::positional_args(argc, argv, kParams);
     const std::vector<std::vector<int64_t>> runs =

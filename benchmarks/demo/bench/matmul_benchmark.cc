@@ -61,6 +61,7 @@ void bm_matmul(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bench::describe_if_asked(argc, argv, kParams, {"BM_matmul"});
     benchmark::Initialize(&argc, argv);
     const std::vector<int64_t> args = bench::positional_args(argc, argv, kParams);
     const std::vector<std::vector<int64_t>> runs =

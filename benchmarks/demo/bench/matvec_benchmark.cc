@@ -54,6 +54,7 @@ void bm_matvec(benchmark::State& state) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bench::describe_if_asked(argc, argv, kParams, {"BM_matvec"});
     benchmark::Initialize(&argc, argv);
     const std::vector<int64_t> args = bench::positional_args(argc, argv, kParams);
     const std::vector<std::vector<int64_t>> runs =

@@ -79,6 +79,7 @@ void bm_sort(benchmark::State& state, Keys kind) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    bench::describe_if_asked(argc, argv, kParams, {"BM_sort_random", "BM_sort_runs"});
     benchmark::Initialize(&argc, argv);
     const std::vector<int64_t> args = bench::positional_args(argc, argv, kParams);
     const std::vector<std::vector<int64_t>> runs =

@@ -5,7 +5,7 @@
 Each profile is what a sweep of the matching space in tests/generators/spaces/ would record if
 the benchmarks behaved like the small models below: every configuration of every case is
 "measured" through harness.plan (pre_tune first, then the main sweep) and the entries are built
-by harness.profile, so the files have exactly the shape ``benchspace tune`` writes. Samples get
+by harness/profiles/, so the files have exactly the shape ``benchspace tune`` writes. Samples get
 deterministic noise from a hash of the configuration. ``batchlas.json`` is written in
 BatchLAS's own layout (version 0: no ``format``, one value per configuration, no spread).
 """
@@ -21,8 +21,17 @@ from typing import Any
 from harness.jsonio import write_json_atomic
 from harness.measurement import Measurement
 from harness.plan import ParamValue, plan_main, plan_pre_tune
-from harness.profile import bench_result, better, build_profile
-from harness.space import Bench, Case, Space, load_space
+from harness.profiles.model import (
+    BenchResult,
+    PreTunePhaseResult,
+    ProfileMeta,
+    ProfileProvenance,
+)
+from harness.profiles.results import bench_result, build_profile
+from harness.profiles.scoring import better
+from harness.profiles.write import profile_data, result_data
+from harness.spaces.load import load_space
+from harness.spaces.model import Bench, Case, Space
 
 ROOT = Path(__file__).resolve().parents[3]
 SPACES = ROOT / "tests" / "generators" / "spaces"
@@ -149,7 +158,7 @@ def _measure(
     return out
 
 
-def sweep(space: Space, model: Model, *, repeats: int, noise: float) -> list[dict[str, Any]]:
+def sweep(space: Space, model: Model, *, repeats: int, noise: float) -> list[BenchResult]:
     """Profile entries of every bench, measured through `model`."""
     results = []
     for bench in space.benches:
@@ -181,14 +190,14 @@ def sweep(space: Space, model: Model, *, repeats: int, noise: float) -> list[dic
             assert winner is not None
             resolved.update(dict(winner[0]))
             pre_tune.append(
-                {
-                    "phase_index": index,
-                    "params": {k: list(v) for k, v in phase.params.items()},
-                    "cases": list(phase.cases),
-                    "resolved_params": dict(winner[0]),
-                    "values": scores[winner[0]],
-                    "score": winner[1],
-                }
+                PreTunePhaseResult(
+                    phase_index=index,
+                    params={k: tuple(v) for k, v in phase.params.items()},
+                    cases=tuple(phase.cases),
+                    resolved_params=dict(winner[0]),
+                    values=tuple(scores[winner[0]]),
+                    score=winner[1],
+                )
             )
         main = plan_main(bench, resolved)
         for task in main.tasks:
@@ -208,28 +217,30 @@ def sweep(space: Space, model: Model, *, repeats: int, noise: float) -> list[dic
     return results
 
 
-def meta(space: Space) -> dict[str, Any]:
+def meta(space: Space) -> ProfileMeta:
     """A fixed meta block (no clock, no host), so the profile bytes are reproducible."""
-    return {
-        "backend": "CPU",
-        "dtype": "float",
-        "build_dir": "build",
-        "hostname": "crafted",
-        "platform": "crafted",
-        "generated_at": "2026-01-01T00:00:00Z",
-        "provenance": {
-            "benchspace_version": "0.1.0",
-            "command": ["tests/data/profiles/craft_profiles.py"],
-            "space_path": space.path.relative_to(ROOT).as_posix(),
-            "space_sha256": space.sha256,
-        },
-    }
+    return ProfileMeta(
+        backend="CPU",
+        dtype="float",
+        build_dir="build",
+        hostname="crafted",
+        platform="crafted",
+        generated_at="2026-01-01T00:00:00Z",
+        provenance=ProfileProvenance(
+            space_path=space.path.relative_to(ROOT).as_posix(),
+            space_sha256=space.sha256,
+            other={
+                "benchspace_version": "0.1.0",
+                "command": ["tests/data/profiles/craft_profiles.py"],
+            },
+        ),
+    )
 
 
-def batchlas_v0(space: Space, results: list[dict[str, Any]]) -> dict[str, Any]:
+def batchlas_v0(space: Space, results: list[BenchResult]) -> dict[str, Any]:
     """The same results in BatchLAS's layout: no format, measurements are {args, env, value}."""
     out = []
-    for result in results:
+    for result in map(result_data, results):
         bench = space.bench(result["bench"])
         out.append(
             {
@@ -274,12 +285,12 @@ def main() -> None:
     demo = load_space(SPACES / "demo_like.json")
     write_json_atomic(
         OUT / "demo_like.json",
-        build_profile(meta(demo), sweep(demo, demo_model, repeats=3, noise=0.01)),
+        profile_data(build_profile(meta(demo), sweep(demo, demo_model, repeats=3, noise=0.01))),
     )
     kinds = load_space(SPACES / "kinds.json")
     write_json_atomic(
         OUT / "kinds.json",
-        build_profile(meta(kinds), sweep(kinds, kinds_model, repeats=3, noise=0.002)),
+        profile_data(build_profile(meta(kinds), sweep(kinds, kinds_model, repeats=3, noise=0.002))),
     )
     batchlas = load_space(SPACES / "batchlas.json")
     write_json_atomic(

@@ -1,0 +1,53 @@
+"""Emit and compile CUTLASS kernels into batch libraries and the driver (skips what is built)."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from evaluation.cutlass.batch_index import BuildResult, load_index
+from evaluation.cutlass.batches import pending_names, plan_batches, read_kernel_list
+from evaluation.cutlass.build import build_batches, build_driver
+from evaluation.cutlass.build_format import render_plan, render_progress
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the kernel list, the build directory and the build's knobs."""
+    parser.add_argument(
+        "--kernels", type=Path, required=True, help="kernel list: procedural names, one a line"
+    )
+    parser.add_argument(
+        "--build-dir",
+        type=Path,
+        default=Path("build/cutlass"),
+        help="libraries, batches.json and the driver (default: build/cutlass)",
+    )
+    parser.add_argument(
+        "--per-tu", type=int, default=8, help="kernels per translation unit (default: 8)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="nvcc processes at a time (default: 1)")
+    parser.add_argument("--limit", type=int, default=None, help="build at most N batches")
+    parser.add_argument("--no-driver", action="store_true", help="do not build cutlass_bench")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build the driver and the pending batches, one progress line per batch; 1 on failures."""
+    if not args.no_driver:
+        print(f"driver: {build_driver(args.build_dir)}", flush=True)
+    names = read_kernel_list(args.kernels)
+    index = load_index(args.build_dir)
+    batches = plan_batches(pending_names(names, index, args.build_dir), args.per_tu)
+    batches = batches[: args.limit] if args.limit is not None else batches
+    print(render_plan(names, batches), flush=True)
+    started = time.monotonic()
+    counts = {"built": 0, "cached": 0, "failed": 0}
+
+    def report(result: BuildResult) -> None:
+        counts[result.status] += 1
+        done = sum(counts.values())
+        eta_s = (time.monotonic() - started) / done * (len(batches) - done)
+        print(render_progress(result, done, len(batches), counts["failed"], eta_s), flush=True)
+
+    build_batches(batches, args.build_dir, args.jobs, report)
+    return 1 if counts["failed"] else 0

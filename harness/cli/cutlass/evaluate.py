@@ -1,0 +1,86 @@
+"""Train the kernel selectors and judge them on held-out exhaustive shapes (regret, cuBLAS)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import sys
+import time
+from collections.abc import Callable
+
+from evaluation.selector.hpo import selector_settings
+from evaluation.study.report import render_text, write_report
+from evaluation.study.run import StudyOptions, run_study
+from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
+from harness.errors import UsageError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the dataset, ``--out``, ``--folds``, ``--seed`` and the optional switches."""
+    add_dataset_arguments(parser)
+    parser.add_argument("--out", default=None, help="write report.md and figures here")
+    parser.add_argument("--folds", type=int, default=5, help="grouped CV folds (default: 5)")
+    parser.add_argument(
+        "--repetitions",
+        type=int,
+        default=100,
+        help="repetitions of the random sampling policies (default: 100)",
+    )
+    parser.add_argument("--no-cv", action="store_true", help="skip cross-validation")
+    parser.add_argument("--no-mlp", action="store_true", help="skip the MLP even with PyTorch")
+    parser.add_argument(
+        "--no-header",
+        action="store_true",
+        help="skip the header-vs-select rows (they grow a dispatch tree: one to two minutes)",
+    )
+    parser.add_argument(
+        "--params", default=None, help="XGBoost settings from 'benchspace cutlass hpo --out'"
+    )
+
+
+def _progress() -> Callable[[str], None]:
+    """A status line on the terminal, with the elapsed time."""
+    start = time.monotonic()
+
+    def show(step: str) -> None:
+        line = f"[{time.monotonic() - start:5.0f} s] {step}"
+        print(f"\r{line:<78}", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the tables; write the report when ``--out`` is given."""
+    if args.folds < 2:
+        raise UsageError(f"--folds {args.folds}: grouped cross-validation needs at least 2")
+    if args.repetitions < 1:
+        raise UsageError(f"--repetitions {args.repetitions} must be at least 1")
+    dataset, hw = load(args)
+    params = read_params(args.params)
+    settings, bands = selector_settings(params) if params else ({}, 2)
+    options = StudyOptions(
+        folds=args.folds,
+        seed=args.seed,
+        bands=bands,
+        repetitions=args.repetitions,
+        cross_validation=not args.no_cv,
+        mlp=not args.no_mlp,
+        xgb_params=settings,
+    )
+    live = sys.stderr.isatty()
+    say = _progress() if live else None
+    result = run_study(dataset, hw, options, say)
+    if not args.no_header:
+        from evaluation.deploy.header_study import header_rows
+
+        if say:
+            say("header vs select: training the deployed model, growing its tree")
+        rows = header_rows(dataset, hw, seed=args.seed)
+        result = dataclasses.replace(result, held_out=(*result.held_out, *rows))
+    if live:
+        print(f"\r{'':<78}\r", end="", file=sys.stderr, flush=True)
+    print(render_text(result))
+    if args.out:
+        written = write_report(result, args.out, params or None)
+        print(f"report: {written[0]} ({len(written) - 2} figures)")
+    return 0

@@ -1,0 +1,33 @@
+"""Pick the kernel for one GEMM shape with a saved selector, and show the top candidates."""
+
+from __future__ import annotations
+
+import argparse
+
+from evaluation.deploy.select import cublas_advice, rank_shape
+from evaluation.deploy.select_format import render_ranking
+from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register M, N, K, ``--model``, ``--layout`` and ``--top``."""
+    for dim in ("M", "N", "K"):
+        parser.add_argument(dim, type=int, help=f"problem dimension {dim}")
+    parser.add_argument(
+        "--model",
+        default=str(SHIPPED_SELECTOR),
+        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
+    )
+    parser.add_argument("--layout", default=None, help="operand layout (default: the only one)")
+    parser.add_argument("--top", type=int, default=5, help="candidates to list (default: 5)")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the chosen kernel, then the top candidates with their scores."""
+    selector = load_selector(args.model)
+    ranked = rank_shape(selector, args.M, args.N, args.K, args.layout)
+    shape = (args.M, args.N, args.K)
+    advice = cublas_advice(selector, args.M, args.N, args.K, args.layout)
+    lines = render_ranking(shape, ranked, selector.name, args.model, args.top, advice)
+    print("\n".join(lines))
+    return 0

@@ -1,0 +1,167 @@
+"""Batched invocation: one process measures many configurations, one output row each.
+
+Configurations of one case that differ only in the batched parameter (e.g. a kernel name)
+share a process: the bare ``arg_spec`` item naming that parameter expands into one argument
+per configuration, and the reader's rows are matched to configurations by exact name. Each
+configuration keeps its own cache key (as if it ran alone), so the composition of a batch
+never changes what is cached. If the process dies, the failure is attributed to the first
+configuration without a row and the rest continue in a new process.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from harness.errors import BenchspaceError
+from harness.execute.invoke import Invocation
+from harness.execute.metric_check import check_time
+from harness.execute.process import run_process
+from harness.execute.readers import Row, metric_of, read_output
+from harness.measurement import Measurement, Status
+from harness.values import render_value
+
+#: A row field that, when present and not ``ok``, makes the configuration a failure.
+ROW_STATUS_FIELD = "status"
+#: A line by which an executable says which configuration it is about to run (the last one
+#: named before a death is the one that died); e.g. ``cutlass_bench: running <config>``.
+RUNNING_MARKER = re.compile(r"\brunning (\S+)\s*$", re.MULTILINE)
+#: Row statuses by which an executable names the configuration that killed it.
+FATAL_ROW_STATUSES: dict[str, Status] = {"crashed": "crashed", "timeout": "timeout"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Batch:
+    """Configurations to measure in one process; they differ only in ``param``."""
+
+    param: str
+    members: tuple[Invocation, ...]
+    position: int
+    """Index of the batched parameter's word in the argv (counted from the end: negative)."""
+
+    def argv(self, members: Sequence[Invocation]) -> tuple[str, ...]:
+        """The argv of one process measuring ``members``."""
+        words = [self.name_of(m) for m in members]
+        first = list(members[0].argv)
+        at = len(first) + self.position
+        return (*first[:at], *words, *first[at + 1 :])
+
+    def name_of(self, member: Invocation) -> str:
+        """The row name (and argv word) of a member."""
+        value = member.params.get(self.param)
+        return "" if value is None else render_value(value)
+
+
+def _row_measurement(member: Invocation, done: Measurement, row: Row) -> Measurement:
+    source = f"{member.exe} (bench {member.bench}, case {member.case_index})"
+    status = row.fields.get(ROW_STATUS_FIELD)
+    if isinstance(status, str) and status not in ("ok", ""):
+        kind: Status = FATAL_ROW_STATUSES.get(status, "failed")
+        return replace(done, status=kind, row=row.name, error=f"row status {status}")
+    try:
+        value, spread = metric_of(row, member.metric, source=source)
+        check_time(
+            value, metric=member.metric, direction=member.direction, row=row.name, source=source
+        )
+    except BenchspaceError as exc:
+        return replace(done, status="parse_error", row=row.name, error=str(exc))
+    extra: dict[str, float | str] = {k: v for k, v in row.fields.items() if k != member.metric}
+    return replace(done, status="ok", value=value, spread=spread, row=row.name, extra=extra)
+
+
+def execute_batch(batch: Batch) -> list[Measurement]:
+    """Measure every member, re-running the rest in a new process after a death."""
+    remaining = list(batch.members)
+    out: list[Measurement] = []
+    while remaining:
+        lead = replace(
+            remaining[0],
+            argv=batch.argv(remaining),
+            timeout_s=remaining[0].timeout_s * len(remaining),
+        )
+        result = run_process(lead)
+        done = result.measurement
+        if done.exe_sha256 != lead.exe_sha256:  # rebuilt: every member ran the new binary
+            remaining = [replace(m, exe_sha256=done.exe_sha256) for m in remaining]
+        rows: dict[str, Row] = {}
+        if result.text.strip():
+            try:
+                parsed = read_output(lead.reader, result.text, pattern=lead.pattern)
+            except BenchspaceError:
+                parsed = []
+            rows = {r.name: r for r in parsed}
+        still: list[Invocation] = []
+        # An executable that names its killer in a row (status crashed/timeout) needs no
+        # guess; else the configuration it last said it was running is blamed; else the
+        # first configuration without a row.
+        blamed = any(r.fields.get(ROW_STATUS_FIELD) in FATAL_ROW_STATUSES for r in rows.values())
+        culprit = _last_running(done.stderr_tail, remaining, rows, batch)
+        if culprit is not None and done.status != "ok" and not blamed:
+            blamed = True
+            own = replace(
+                done,
+                params=dict(culprit.params),
+                argv=culprit.argv,
+                env=dict(culprit.env),
+                cache_key=culprit.cache_key,
+                repeat=culprit.repeat,
+                extra={"batch_size": float(len(remaining))},
+                error=f"{done.error} (while running it)",
+            )
+            out.append(own)
+            remaining = [m for m in remaining if m is not culprit]
+        for index, member in enumerate(remaining):
+            own = replace(
+                done,
+                params=dict(member.params),
+                argv=member.argv,
+                env=dict(member.env),
+                cache_key=member.cache_key,
+                repeat=member.repeat,
+                extra={"batch_size": float(len(remaining))},
+            )
+            if index and done.status == "ok":
+                # The process's output tails are kept once per process, not per configuration.
+                own = replace(own, stdout_tail="", stderr_tail="")
+            row = rows.get(batch.name_of(member))
+            if row is not None:
+                out.append(_row_measurement(member, replace(own, status="ok", error=""), row))
+            elif done.status != "ok" and not blamed:
+                blamed = True  # the process died while this configuration had no row yet
+                out.append(replace(own, error=f"{own.error} (first configuration without a row)"))
+            elif done.status != "ok":
+                still.append(member)
+            else:
+                name = batch.name_of(member)
+                out.append(replace(own, status="parse_error", error=f"no output row {name!r}"))
+        remaining = still
+    return out
+
+
+def _last_running(
+    stderr: str, members: Sequence[Invocation], rows: dict[str, Row], batch: Batch
+) -> Invocation | None:
+    """The member the executable last said it was running, if it has no row yet."""
+    names = RUNNING_MARKER.findall(stderr)
+    if not names:
+        return None
+    by_name = {batch.name_of(m): m for m in members if batch.name_of(m) not in rows}
+    return by_name.get(names[-1])
+
+
+def make_batches(
+    invocations: Sequence[Invocation], *, param: str, size: int, position: int
+) -> list[Batch]:
+    """Group invocations that differ only in ``param`` into batches of at most ``size``."""
+    groups: dict[tuple[object, ...], list[Invocation]] = {}
+    for inv in invocations:
+        others = tuple(sorted((k, repr(v)) for k, v in inv.params.items() if k != param))
+        key = (inv.bench, inv.case_index, inv.repeat, others, tuple(sorted(inv.env.items())))
+        groups.setdefault(key, []).append(inv)
+    batches = []
+    for members in groups.values():
+        for start in range(0, len(members), size):
+            chunk = tuple(members[start : start + size])
+            batches.append(Batch(param=param, members=chunk, position=position))
+    return batches

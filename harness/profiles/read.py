@@ -1,0 +1,350 @@
+"""The one profile reader: every format version into the records of harness/profiles/model.py.
+
+Version 2 is what ``tune`` writes; version 1 is upgraded to it first (harness/profiles/
+upgrade.py: its ``args`` were the whole argv). Version 0 is BatchLAS's profile (no ``format``
+key): it is
+upgraded here, once and fully, so no consumer sees a difference. Its measurements have no case
+index, parameters or spread: each one's case and parameters are recovered from its ``args`` /
+``env`` (BatchLAS writes them as text: harness/profiles/batchlas.py parses them) and the cases'
+fixed values in ``per_case_best``; its median is its one value (one sample, stdev 0).
+
+A field of the wrong type is a `ProfileError` naming the file, the JSON path and the value:
+``p.json: $.results[0].measurements[3].median: "abc" is not a number``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from harness.errors import ProfileError, json_path
+from harness.measurement import Value
+from harness.plan import ParamValue
+from harness.profiles.batchlas import batchlas_values, recover_case
+from harness.profiles.fields import FieldReader, Where, shown
+from harness.profiles.model import (
+    PROFILE_FORMAT,
+    PROFILE_VERSION,
+    BenchResult,
+    Coverage,
+    Failure,
+    MeasurementRow,
+    PhaseTableRow,
+    PreTunePhaseResult,
+    Profile,
+    ProfileMeta,
+    ProfileProvenance,
+    TopCase,
+    TopEntry,
+)
+from harness.profiles.upgrade import upgrade_v1
+
+
+def load_profile(path: str | Path) -> Profile:
+    """Read a profile file (any known version); its hash is of the file's bytes."""
+    source = str(path)
+    try:
+        blob = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise ProfileError(f"{source}: no such profile; run `benchspace tune` first") from None
+    except OSError as exc:
+        raise ProfileError(f"{source}: cannot be read ({exc.strerror})") from None
+    try:
+        data = json.loads(blob.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise ProfileError(f"{source}: not a JSON profile ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise ProfileError(
+            f"{source}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
+        ) from None
+    except RecursionError:
+        raise ProfileError(f"{source}: $: nested too deeply to be a profile") from None
+    return parse_profile(data, source=source, sha256=hashlib.sha256(blob).hexdigest())
+
+
+def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
+    """The records of a parsed profile document (any known version)."""
+    return _Reader(source).profile(data, sha256=sha256)
+
+
+class _Reader(FieldReader):
+    """Reads a profile document into its records."""
+
+    # ------------------------------------------------------------ typed fields
+
+    def profile(self, data: object, *, sha256: str) -> Profile:
+        """The whole document, dispatched on its version."""
+        doc = self.obj(data, ())
+        if "format" not in doc:
+            if not isinstance(doc.get("results"), list):
+                raise ProfileError(f"{self.source}: $.results: missing; this is not a profile")
+            version = 0
+        else:
+            if doc["format"] != PROFILE_FORMAT:
+                raise ProfileError(
+                    f"{self.source}: $.format: {shown(doc['format'])} is not a profile "
+                    f"(expected {PROFILE_FORMAT!r})"
+                )
+            version = self.integer(doc.get("version"), ("version",))
+            if version > PROFILE_VERSION:
+                raise ProfileError(
+                    f"{self.source}: $.version: {version} is newer than this benchspace reads "
+                    f"({PROFILE_VERSION}); upgrade benchspace"
+                )
+            if version == 1:
+                doc = upgrade_v1(doc)
+        meta = self.meta(doc.get("meta", {}), ("meta",))
+        results = self.each(
+            doc.get("results", []), ("results",), lambda v, w: self.result(v, w, version)
+        )
+        return Profile(
+            meta=meta,
+            results={r.bench: r for r in results},
+            version=version,
+            source=self.source,
+            sha256=sha256,
+        )
+
+    def meta(self, value: object, where: Where) -> ProfileMeta:
+        """The meta block (names it does not know kept as data)."""
+        raw = dict(self.obj(value, where))
+        named = {}
+        for key in ("backend", "dtype", "build_dir", "hostname", "platform", "generated_at"):
+            named[key] = self.opt_text(raw.pop(key, None), (*where, key))
+        prov = raw.pop("provenance", None)
+        return ProfileMeta(
+            **named,
+            provenance=None if prov is None else self.provenance(prov, (*where, "provenance")),
+            other=raw,
+        )
+
+    def provenance(self, value: object, where: Where) -> ProfileProvenance:
+        """The provenance block."""
+        raw = dict(self.obj(value, where))
+        exes = raw.pop("executables", None)
+        return ProfileProvenance(
+            space_path=self.opt_text(raw.pop("space_path", None), (*where, "space_path")),
+            space_sha256=self.opt_text(raw.pop("space_sha256", None), (*where, "space_sha256")),
+            executables=None
+            if exes is None
+            else {
+                k: self.text(v, (*where, "executables", k))
+                for k, v in self.obj(exes, (*where, "executables")).items()
+            },
+            other=raw,
+        )
+
+    def result(self, value: object, where: Where, version: int) -> BenchResult:
+        """One bench's entry; BatchLAS rows recover their cases from per_case_best."""
+        r = self.obj(value, where)
+
+        def at(key: str) -> Where:
+            return (*where, key)
+
+        arg_spec = self.texts(r.get("arg_spec", []), at("arg_spec"))
+        env_spec = {
+            k: self.text(v, (*at("env_spec"), k))
+            for k, v in self.obj(r.get("env_spec") or {}, at("env_spec")).items()
+        }
+        per_case_best = self.each(
+            r.get("per_case_best", []),
+            at("per_case_best"),
+            lambda v, w: self.best_row(v, w, arg_spec, env_spec, version),
+        )
+        cases = [(b.case_index, b.fixed) for b in per_case_best]
+        rows = [
+            self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version)
+            for i, v in enumerate(self.array(r.get("measurements", []), at("measurements")))
+        ]
+        top = self.each(r.get("top", []), at("top"), self.top)
+        raw_best = r.get("best")
+        coverage = r.get("coverage")
+        return BenchResult(
+            bench=self.text(r.get("bench", ""), at("bench")),
+            metric=self.text(r.get("metric", ""), at("metric")),
+            direction="max" if r.get("direction") == "max" else "min",
+            exe=self.text(r.get("exe", ""), at("exe")),
+            exe_sha256=self.text(r.get("exe_sha256", ""), at("exe_sha256")),
+            arg_spec=arg_spec,
+            env_spec=env_spec,
+            report_only=self.boolean(r.get("report_only", False), at("report_only")),
+            pre_tune=self.each(r.get("pre_tune") or [], at("pre_tune"), self.phase),
+            failures=self.each(r.get("failures") or [], at("failures"), self.failure),
+            best=None if raw_best is None else self.top(raw_best, at("best")),
+            top=top,
+            per_case_best=per_case_best,
+            measurements=tuple(row for row in rows if row is not None),
+            coverage=Coverage(complete=bool(top), note="")
+            if coverage is None
+            else self.coverage(coverage, at("coverage")),
+        )
+
+    def row(
+        self,
+        value: object,
+        where: Where,
+        arg_spec: Sequence[str],
+        env_spec: Mapping[str, str],
+        cases: Sequence[tuple[int, Mapping[str, Value]]] | None,
+        version: int,
+    ) -> MeasurementRow | None:
+        """A measurement (or per-case best) row; None for a BatchLAS measurement without a
+        value whose case cannot be told (it carries nothing a consumer reads)."""
+        m = self.obj(value, where)
+
+        def at(key: str) -> Where:
+            return (*where, key)
+
+        args = self.args(m.get("args", []), at("args"))
+        env = self.env(m.get("env") or {}, at("env"))
+        median = self.opt_number(
+            m.get("median", m.get("value")), at("median" if "median" in m else "value")
+        )
+        if "case_index" in m and "params" in m:
+            case_index = self.integer(m["case_index"], at("case_index"))
+            fixed: Mapping[str, Value] = self.fixed(m.get("fixed", {}), at("fixed"))
+            params: Mapping[str, ParamValue] = self.params(m["params"], at("params"))
+        elif cases is None:  # a per-case best names its own case
+            case_index = self.integer(m.get("case_index"), at("case_index"))
+            fixed = self.fixed(m.get("fixed", {}), at("fixed"))
+            values = batchlas_values(args, env, arg_spec, env_spec)
+            params = {k: v for k, v in values.items() if k not in fixed}
+        else:
+            found = recover_case(args, env, arg_spec, env_spec, cases)
+            if found is None:
+                if median is None:
+                    return None
+                raise ProfileError(
+                    f"{self.source}: {json_path(*where)}: args {list(args)} match no case of "
+                    "per_case_best; the profile is incomplete, re-run the sweep"
+                )
+            case_index, fixed, params = found
+        row = MeasurementRow(
+            case_index=case_index,
+            fixed=fixed,
+            params=params,
+            args=args,
+            argv=self.texts(m.get("argv") or [], at("argv")),
+            env=env,
+            spread=self.opt_number(m.get("spread"), at("spread")),
+            median=median,
+        )
+        if version == 0:
+            # BatchLAS measured once per configuration: the value is the median of one sample.
+            if median is None:
+                return row
+            return replace(row, samples=(median,), mean=median, stdev=0.0, n=1)
+        return replace(
+            row,
+            samples=self.each(m.get("samples") or [], at("samples"), self.number),
+            mean=self.opt_number(m.get("mean"), at("mean")),
+            stdev=self.opt_number(m.get("stdev"), at("stdev")),
+            n=self.opt_integer(m.get("n"), at("n")),
+        )
+
+    def best_row(
+        self,
+        value: object,
+        where: Where,
+        arg_spec: Sequence[str],
+        env_spec: Mapping[str, str],
+        version: int,
+    ) -> MeasurementRow:
+        """A case's best row (it names its case)."""
+        row = self.row(value, where, arg_spec, env_spec, None, version)
+        assert row is not None
+        return row
+
+    def top(self, value: object, where: Where) -> TopEntry:
+        """A leaderboard entry."""
+        t = self.obj(value, where)
+        return TopEntry(
+            params=self.params(t.get("params", {}), (*where, "params")),
+            score=self.number(t.get("score"), (*where, "score")),
+            cases=self.each(t.get("cases", []), (*where, "cases"), self.top_case),
+        )
+
+    def top_case(self, value: object, where: Where) -> TopCase:
+        """One case of a leaderboard entry."""
+        c = self.obj(value, where)
+        return TopCase(
+            case_index=self.integer(c.get("case_index"), (*where, "case_index")),
+            fixed=self.fixed(c.get("fixed", {}), (*where, "fixed")),
+            args=self.args(c.get("args", []), (*where, "args")),
+            env=self.env(c.get("env") or {}, (*where, "env")),
+            value=self.opt_number(c.get("value"), (*where, "value")),
+        )
+
+    def phase(self, value: object, where: Where) -> PreTunePhaseResult:
+        """A pre_tune phase's summary and table."""
+        p = self.obj(value, where)
+
+        def at(key: str) -> Where:
+            return (*where, key)
+
+        grids = self.obj(p.get("params", {}), at("params"))
+        resolved = p.get("resolved_params")
+        table = p.get("table")
+        return PreTunePhaseResult(
+            phase_index=self.integer(p.get("phase_index", where[-1]), at("phase_index")),
+            params={
+                k: self.each(v, (*at("params"), k), self.param_value) for k, v in grids.items()
+            },
+            cases=self.each(p.get("cases", []), at("cases"), self.integer),
+            resolved_params=None
+            if resolved is None
+            else self.params(resolved, at("resolved_params")),
+            values=self.each(p.get("values") or [], at("values"), self.number),
+            score=self.opt_number(p.get("score"), at("score")),
+            note=self.opt_text(p.get("note"), at("note")),
+            table=None if table is None else self.each(table, at("table"), self.table_row),
+        )
+
+    def table_row(self, value: object, where: Where) -> PhaseTableRow:
+        """One combo of a phase's table."""
+        t = self.obj(value, where)
+        stdevs, counts = t.get("stdevs"), t.get("n")
+        return PhaseTableRow(
+            params=self.params(t.get("params", {}), (*where, "params")),
+            values=self.each(t.get("values") or [], (*where, "values"), self.opt_number),
+            stdevs=None
+            if stdevs is None
+            else self.each(stdevs, (*where, "stdevs"), self.opt_number),
+            n=None if counts is None else self.each(counts, (*where, "n"), self.opt_integer),
+            score=self.opt_number(t.get("score"), (*where, "score")),
+        )
+
+    def failure(self, value: object, where: Where) -> Failure:
+        """A failed attempt."""
+        f = self.obj(value, where)
+
+        def at(key: str) -> Where:
+            return (*where, key)
+
+        return Failure(
+            case_index=self.integer(f.get("case_index", 0), at("case_index")),
+            phase=self.text(f.get("phase", "main"), at("phase")),
+            params=self.params(f.get("params") or {}, at("params")),
+            status=self.text(f.get("status", "failed"), at("status")),
+            argv=self.texts(f.get("argv", []), at("argv")),
+            env=self.env(f.get("env") or {}, at("env")),
+            error=self.text(f.get("error") or "", at("error")),
+            stderr_tail=self.text(f.get("stderr_tail") or "", at("stderr_tail")),
+            repeat=self.integer(f.get("repeat", 0), at("repeat")),
+        )
+
+    def coverage(self, value: object, where: Where) -> Coverage:
+        """The coverage block."""
+        c = self.obj(value, where)
+        return Coverage(
+            complete=self.boolean(c.get("complete", False), (*where, "complete")),
+            note=self.text(c.get("note", ""), (*where, "note")),
+            combos=self.opt_integer(c.get("combos"), (*where, "combos")),
+            combos_covering_all_cases=self.opt_integer(
+                c.get("combos_covering_all_cases"), (*where, "combos_covering_all_cases")
+            ),
+            combos_scored=self.opt_integer(c.get("combos_scored"), (*where, "combos_scored")),
+        )

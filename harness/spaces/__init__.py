@@ -1,0 +1,1 @@
+"""The space: records (model), reading a file (load: JSON, grids, schema, rules), the rules."""

@@ -1,0 +1,114 @@
+"""Measuring through the store: finished attempts are reused, new ones stored as they end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
+
+from harness.execute.batch import make_batches
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor, Job
+from harness.execute.invoke import Invocation
+from harness.execute.process import current_binary
+from harness.execute.progress import Progress
+from harness.measurement import Measurement
+from harness.spaces.model import Bench
+from harness.store import Store
+
+
+@dataclass(frozen=True, kw_only=True)
+class Batching:
+    """How a bench's configurations share processes (see harness/execute/batch.py)."""
+
+    param: str
+    size: int
+    position: int
+
+
+def batching_of(bench: Bench) -> Batching | None:
+    """The bench's batching, if its space asks for it."""
+    spec = bench.batch
+    if spec is None:
+        return None
+    items = list(bench.arg_spec)
+    index = next(i for i, item in enumerate(items) if item.is_param and item.text == spec.param)
+    return Batching(param=spec.param, size=spec.size, position=index - len(items))
+
+
+class Sweep:
+    """Runs tasks through the store's cache and an executor, reporting progress."""
+
+    def __init__(
+        self, store: Store, executor: Executor, progress: Progress, *, rerun: bool
+    ) -> None:
+        self.store = store
+        self.executor = executor
+        self.progress = progress
+        self.rerun = rerun
+        self.executed = 0
+        self.cached = 0
+        self.exe_changes: list[dict[str, str]] = []
+
+    def measure(
+        self, invocations: Iterable[Invocation], batching: Batching | None = None
+    ) -> list[Measurement]:
+        """Measure invocations, reusing finished attempts unless ``rerun``; all are stored.
+
+        Unbatched invocations are built, looked up in the store and handed to the executor
+        one at a time, as it asks for them: in a serial sweep that work happens while the
+        previous benchmark runs."""
+        seen: list[Invocation] = []
+        results: dict[str, Measurement] = {}
+        queued: set[str] = set()
+
+        asked: dict[tuple[object, ...], str] = {}  # a rebuilt binary runs under a new key
+
+        def todo() -> Iterator[Invocation]:
+            for planned in invocations:
+                inv = current_binary(planned)
+                seen.append(inv)
+                key = inv.cache_key
+                if key in results or key in queued:
+                    continue
+                hit = None if self.rerun else self.store.find(key)
+                if hit is not None:
+                    results[key] = hit
+                    self.cached += 1
+                    self.progress.advance(hit, cached=True)
+                else:
+                    queued.add(key)
+                    asked[_config_of(inv)] = key
+                    yield inv
+
+        jobs: Iterable[Job] = todo()
+        if batching is not None:
+            jobs = make_batches(
+                list(todo()), param=batching.param, size=batching.size, position=batching.position
+            )
+        for ms in self.executor.run(jobs):
+            for m in ms:
+                self.store.add(m)
+                results[asked.get(_config_of(m), m.cache_key)] = m
+                for change in take_changes():
+                    self.progress.note(change.line())
+                    self.exe_changes.append(change.as_dict())
+                self.executed += 1
+                self.progress.set_label(f"{m.bench} case {m.case_index}")
+                if not m.ok:
+                    self.progress.note(
+                        f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
+                    )
+                self.progress.advance(m)
+        # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
+        # configuration): it is reported under the phase that asked for it now.
+        return [
+            _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
+        ]
+
+
+def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
+    return (x.bench, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat)
+
+
+def _as_phase(m: Measurement, phase: str) -> Measurement:
+    return m if m.phase == phase else replace(m, phase=phase)

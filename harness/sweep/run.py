@@ -1,0 +1,349 @@
+"""The sweep: every selected bench of a space measured through the store into a profile.
+
+Pre-tune phases run first (each phase's winner is fixed for the next and the main sweep), then
+the main sweep; every attempt is stored as it finishes, so an interrupted sweep resumes, and
+the profile is rewritten after each bench.
+"""
+
+from __future__ import annotations
+
+import platform
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import provenance
+from harness.errors import BenchspaceError
+from harness.execute.exe_identity import take_changes
+from harness.execute.executor import Executor
+from harness.execute.invoke import (
+    Invocation,
+    RunOptions,
+    build_invocation,
+    resolve_executable,
+    sha256_file,
+)
+from harness.execute.progress import Progress
+from harness.measurement import Measurement, RepeatSummary
+from harness.plan import (
+    Config,
+    MainPlan,
+    ParamValue,
+    PreTunePlan,
+    Sampler,
+    Task,
+    apply_sample,
+    plan_main,
+    plan_pre_tune,
+)
+from harness.profiles.model import (
+    BenchResult,
+    PhaseTableRow,
+    PreTunePhaseResult,
+    Profile,
+    ProfileMeta,
+    ProfileProvenance,
+)
+from harness.profiles.results import bench_result, build_profile
+from harness.profiles.scoring import aggregate, score_configs, winner
+from harness.profiles.write import write_profile
+from harness.spaces.model import Bench, Space, bench_invocations
+from harness.store import Store
+from harness.sweep.cache import Sweep, batching_of
+
+
+@dataclass(frozen=True, kw_only=True)
+class TuneOptions:
+    """Everything ``tune`` takes besides the space."""
+
+    out: Path
+    store: Path
+    run: RunOptions
+    topk: int = 10
+    repeats: int | None = None
+    timeout_s: float | None = None
+    skip_missing: bool = False
+    allow_failures: bool = False
+    rerun: bool = False
+    benches: tuple[str, ...] = ()
+    command: tuple[str, ...] = ()
+    extra_meta: Mapping[str, Any] = field(default_factory=dict)
+    sampler: Sampler | None = None
+    """Chooses the measured subset of a bench's ``sample`` parameter, per case."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class TuneOutcome:
+    """What a sweep did."""
+
+    profile: Profile
+    executed: int
+    cached: int
+    failures: int
+    skipped: tuple[str, ...]
+    missing: tuple[str, ...]
+
+
+def _repeats(bench: Bench, options: TuneOptions) -> int:
+    if options.repeats is not None:
+        return options.repeats
+    return bench.repeats if bench.repeats is not None else 1
+
+
+def _invocations(
+    bench: Bench,
+    tasks: Sequence[Task],
+    *,
+    exe_path: Path | None,
+    exe_sha: str,
+    options: TuneOptions,
+) -> Iterator[Invocation]:
+    # Repeats are interleaved across configurations, never back to back.
+    for repeat in range(_repeats(bench, options)):
+        for task in tasks:
+            yield build_invocation(
+                bench,
+                task,
+                exe_path=exe_path,
+                exe_sha256=exe_sha,
+                options=options.run,
+                repeat=repeat,
+                timeout_s=options.timeout_s,
+            )
+
+
+def _pre_tune(
+    bench: Bench,
+    sweep: Sweep,
+    *,
+    exe_path: Path | None,
+    exe_sha: str,
+    options: TuneOptions,
+) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
+    resolved: dict[str, ParamValue] = {}
+    summaries: list[PreTunePhaseResult] = []
+    measured: list[Measurement] = []
+    for index, phase in enumerate(bench.pre_tune):
+        plan = plan_pre_tune(bench, index, resolved)
+        sweep.progress.set_label(f"{bench.name} pre_tune[{index}]")
+        tasks = [task for _, task in plan.tasks]
+        ms = sweep.measure(
+            _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
+            batching_of(bench),
+        )
+        measured.extend(ms)
+        aggs = aggregate(ms)
+        per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
+        stats: dict[tuple[int, Config], RepeatSummary] = {}
+        for combo, task in plan.tasks:
+            agg = aggs.get((task.case_index, task.config))
+            if agg is not None and agg.summary is not None:
+                per_case[task.case_index][combo] = agg.summary.median
+                stats[task.case_index, combo] = agg.summary
+        scores = score_configs(per_case, plan.cases, bench.direction)
+        grids = {k: tuple(v) for k, v in phase.params.items()}
+        table = _phase_table(plan, stats, scores)
+        if not scores:
+            summaries.append(
+                PreTunePhaseResult(
+                    phase_index=index,
+                    params=grids,
+                    cases=tuple(plan.cases),
+                    resolved_params=None,
+                    values=(),
+                    score=None,
+                    note="no combination succeeded in every phase case",
+                    table=table,
+                )
+            )
+            return resolved, summaries, measured
+        best = winner(scores)
+        resolved.update(dict(best))
+        summaries.append(
+            PreTunePhaseResult(
+                phase_index=index,
+                params=grids,
+                cases=tuple(plan.cases),
+                resolved_params=dict(best),
+                values=tuple(per_case[c][best] for c in plan.cases),
+                score=scores[best],
+                table=table,
+            )
+        )
+    return resolved, summaries, measured
+
+
+def _phase_table(
+    plan: PreTunePlan,
+    stats: Mapping[tuple[int, Config], RepeatSummary],
+    scores: Mapping[Config, float],
+) -> tuple[PhaseTableRow, ...]:
+    """Every combo a pre-tune phase measured: per phase case its median, stdev and number of
+    repeats (None where it failed), and its score (None unless it succeeded in every phase
+    case), so that ``sensitivity`` and ``review`` can judge the phase like a main sweep."""
+    table = []
+    for combo in plan.combos:
+        cells = [stats.get((c, combo)) for c in plan.cases]
+        table.append(
+            PhaseTableRow(
+                params=dict(combo),
+                values=tuple(None if s is None else s.median for s in cells),
+                stdevs=tuple(None if s is None else s.stdev for s in cells),
+                n=tuple(None if s is None else s.n for s in cells),
+                score=scores.get(combo),
+            )
+        )
+    return tuple(table)
+
+
+def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:
+    """Sweep one bench. Returns (profile entry or None when skipped, executable state)."""
+    exe_path = resolve_executable(bench.exe, options.run.build_dir)
+    if exe_path is None:
+        where = f"{options.run.build_dir}/benchmarks or {options.run.build_dir}"
+        if options.skip_missing:
+            sweep.progress.note(
+                f"skipped {bench.name}: executable {bench.exe} not found under {where}"
+            )
+            return None, "skipped"
+        m = Measurement(
+            bench=bench.name,
+            case_index=0,
+            phase="main",
+            params={},
+            argv=(bench.exe,),
+            env={},
+            exe_sha256="",
+            status="missing",
+            error=f"executable {bench.exe} not found under {where}",
+        )
+        sweep.progress.note(f"missing: {bench.name}: {m.error}")
+        result = bench_result(bench, plan=None, measurements=[m], pre_tune=[], topk=options.topk)
+        return result, "missing"
+    exe_sha = sha256_file(exe_path)
+    if bench.sample is not None:
+        if options.sampler is None:
+            raise BenchspaceError(
+                f"bench {bench.name}: has a sample block but no sampler is available for it"
+            )
+        bench = apply_sample(bench, options.sampler)
+    resolved, summaries, pre_ms = _pre_tune(
+        bench, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
+    )
+    plan: MainPlan | None = None
+    main_ms: list[Measurement] = []
+    if len(summaries) == len(bench.pre_tune) and all(
+        s.resolved_params is not None for s in summaries
+    ):
+        plan = plan_main(bench, resolved)
+        sweep.progress.set_label(bench.name)
+        main_ms = sweep.measure(
+            _invocations(bench, plan.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
+            batching_of(bench),
+        )
+    result = bench_result(
+        bench,
+        plan=plan,
+        measurements=pre_ms + main_ms,
+        pre_tune=summaries,
+        topk=options.topk,
+        exe_sha256=exe_sha,
+    )
+    return result, "ok"
+
+
+def base_meta(space: Space, options: TuneOptions) -> ProfileMeta:
+    """The profile's meta block (BatchLAS keys plus provenance)."""
+    prov = provenance.collect(space.path, list(options.command))
+    prov.update(
+        options={
+            "backend": options.run.backend,
+            "dtype": options.run.dtype,
+            "repeats": options.repeats,
+            "timeout_s": options.timeout_s,
+            "topk": options.topk,
+            "warmup": options.run.warmup,
+            "min_time_ms": options.run.min_time_ms,
+            "min_iters": options.run.min_iters,
+            "max_iters": options.run.max_iters,
+            "benches": list(options.benches),
+        },
+        **options.extra_meta,
+    )
+    other = {k: v for k, v in prov.items() if k not in ("space_path", "space_sha256")}
+    return ProfileMeta(
+        backend=options.run.backend,
+        dtype=options.run.dtype,
+        build_dir=str(options.run.build_dir),
+        hostname=platform.node(),
+        platform=platform.platform(),
+        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
+        provenance=ProfileProvenance(
+            space_path=str(prov.get("space_path", space.path)),
+            space_sha256=str(prov.get("space_sha256", space.sha256)),
+            executables={},
+            other=other,
+        ),
+    )
+
+
+def tune(
+    space: Space,
+    options: TuneOptions,
+    *,
+    executor: Executor,
+    progress: Progress,
+) -> TuneOutcome:
+    """Sweep every (selected) bench; the profile is rewritten after each bench."""
+    meta = base_meta(space, options)
+    results: list[BenchResult] = []
+    executables: dict[str, str] = {}
+    skipped: list[str] = []
+    missing: list[str] = []
+    benches = [b for b in space.benches if not options.benches or b.name in options.benches]
+    # The whole sweep's size is known before it starts (pre-tune winners change which
+    # configurations run, not how many), so the ETA covers every bench from the first line.
+    progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
+    take_changes()  # only changes seen during this sweep are reported
+    with Store(options.store, lock=True, on_wait=progress.note) as store:
+        sweep = Sweep(store, executor, progress, rerun=options.rerun)
+        for bench in benches:
+            result, state = tune_bench(bench, sweep, options)
+            if state == "skipped":
+                skipped.append(bench.name)
+                continue
+            if state == "missing":
+                missing.append(bench.name)
+            assert result is not None
+            if result.exe_sha256:
+                executables[bench.exe] = result.exe_sha256
+            results.append(result)
+            meta_now = _with_executables(meta, executables, sweep.exe_changes)
+            write_profile(options.out, build_profile(meta_now, results))
+        profile = build_profile(_with_executables(meta, executables, sweep.exe_changes), results)
+        if not results:  # nothing was swept: still write the (empty) profile
+            write_profile(options.out, profile)
+        executed, cached = sweep.executed, sweep.cached
+    failures = sum(len(r.failures) for r in results if r.bench not in missing)
+    return TuneOutcome(
+        profile=profile,
+        executed=executed,
+        cached=cached,
+        failures=failures,
+        skipped=tuple(skipped),
+        missing=tuple(missing),
+    )
+
+
+def _with_executables(
+    meta: ProfileMeta, executables: Mapping[str, str], changes: Sequence[Mapping[str, str]] = ()
+) -> ProfileMeta:
+    """The meta block with the hashes of the executables swept so far, and the executables
+    that changed during the sweep (``executable_changes``, only when one did)."""
+    assert meta.provenance is not None
+    prov = replace(meta.provenance, executables=dict(executables))
+    if changes:
+        prov = replace(prov, other={**prov.other, "executable_changes": list(changes)})
+    return replace(meta, provenance=prov)
