@@ -13,7 +13,7 @@ from evaluation.cutlass.nvcc import NVCC_FLAGS
 from harness.errors import UsageError
 from harness.files import decode
 
-GLUE_VERSION = 1
+GLUE_VERSION = 2
 """Bump when cb_kernel.hpp or batch.cu.j2 change what a library does: every batch rebuilds."""
 
 

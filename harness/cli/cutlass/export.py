@@ -25,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--space", type=Path, default=Path("spaces/cutlass_sm90_bf16.json"))
     parser.add_argument("--store", type=Path, required=True, help="the sweep's SQLite store")
     parser.add_argument("--index", type=Path, required=True, help="the build's batches.json")
-    parser.add_argument("--cublas", type=Path, help="cublas_baseline.py's CSV")
+    parser.add_argument(
+        "--cublas", type=Path, help="v1 cuBLAS CSV (the retired separate-process baseline's format)"
+    )
     parser.add_argument("--device-info", type=Path, help="JSON: gpu, driver, nvcc, ... of the run")
     parser.add_argument("--note", default="", help="what this GPU run measured")
     parser.add_argument(
