@@ -32,6 +32,8 @@ class RegretSummary:
     top5: float
     cublas_geomean: float | None
     """Geometric mean over groups of ``T(pick) / T(cuBLAS)``, where cuBLAS was measured."""
+    cublas_best_geomean: float | None = None
+    """The same against the best of cuBLASLt's top-N algorithms (a cuBLASLt autotune)."""
 
 
 def picks(frame: pd.DataFrame, score: np.ndarray | pd.Series) -> pd.DataFrame:
@@ -85,13 +87,21 @@ def random_pick(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def cublas_geomean(
-    chosen: pd.DataFrame, cublas: pd.DataFrame, column: str = "tflops"
+    chosen: pd.DataFrame,
+    cublas: pd.DataFrame,
+    column: str = "tflops",
+    baseline: str = "cublas_tflops",
 ) -> float | None:
-    """Geometric mean of ``chosen[column] / cublas_tflops`` over groups with a cuBLAS time."""
-    if cublas.empty or not {"M", "N", "K", "layout"} <= set(chosen.columns):
+    """Geometric mean of ``chosen[column] / cublas[baseline]`` over groups with a cuBLAS time
+    (``baseline`` ``cublas_best_tflops``: against cuBLASLt's best of its top-N)."""
+    if (
+        cublas.empty
+        or baseline not in cublas.columns
+        or not {"M", "N", "K", "layout"} <= set(chosen.columns)
+    ):
         return None
     joined = chosen.merge(cublas, on=["M", "N", "K", "layout"], how="inner")
-    ratio = joined[column] / joined["cublas_tflops"]
+    ratio = joined[column] / joined[baseline]
     ratio = ratio[np.isfinite(ratio) & (ratio > 0)]
     return float(np.exp(np.mean(np.log(ratio)))) if len(ratio) else None
 
@@ -121,6 +131,11 @@ def summarise(
         top1=top1 if not empty else float("nan"),
         top5=top5 if not empty else float("nan"),
         cublas_geomean=None if cublas is None else cublas_geomean(per_group, cublas),
+        cublas_best_geomean=(
+            None
+            if cublas is None
+            else cublas_geomean(per_group, cublas, baseline="cublas_best_tflops")
+        ),
     )
 
 

@@ -94,6 +94,7 @@ def with_cublas(
     t = np.where(use, test["cublas_tflops"].to_numpy(), test["tflops"].to_numpy())
     regret = 1.0 - t / best
     ratio = t / test["cublas_tflops"].to_numpy()
+    best_of_n = t / test["cublas_best_tflops"].to_numpy() if "cublas_best_tflops" in test else None
     return RegretSummary(
         name=f"{name} or cuBLAS",
         groups=len(test),
@@ -104,4 +105,7 @@ def with_cublas(
         top1=float(np.mean(t >= best)),
         top5=float("nan"),
         cublas_geomean=float(np.exp(np.mean(np.log(ratio)))),
+        cublas_best_geomean=(
+            None if best_of_n is None else float(np.exp(np.mean(np.log(best_of_n))))
+        ),
     )

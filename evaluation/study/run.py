@@ -95,6 +95,8 @@ class StudyResult:
     sampling: SamplingStudy
     importance: tuple[tuple[str, float], ...]
     notes: tuple[str, ...]
+    oracle_cublas_best: float | None = None
+    """The oracle against cuBLASLt's best of its top-N (same rounds)."""
 
 
 def prepare(dataset: Dataset, hw: Hardware, bands: int = DEFAULT_BANDS) -> Prepared:
@@ -210,7 +212,8 @@ def run_study(
     held_out.append(summarise("random (expected)", rand, cublas))
     held_out += or_cublas
     oracle = picks(y_ev, y_ev["tflops"].to_numpy())
-    oracle_cublas = summarise("oracle", oracle, cublas).cublas_geomean
+    oracle_summary = summarise("oracle", oracle, cublas)
+    oracle_cublas = oracle_summary.cublas_geomean
     if cublas.empty:
         notes.append(
             "vs cuBLAS: not measured: this dataset has no cuBLAS rows timed in the same rounds "
@@ -251,6 +254,7 @@ def run_study(
         sampling=sampling_study(y_ev, static, options.seed, options.repetitions),
         importance=importance,
         notes=tuple(notes),
+        oracle_cublas_best=oracle_summary.cublas_best_geomean,
     )
 
 

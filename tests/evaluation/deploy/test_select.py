@@ -19,7 +19,18 @@ from evaluation.selector.model_file import SelectorFileError, load_selector, sav
 from harness.cli import main
 from harness.errors import UsageError
 
-REGRET_COLUMNS = ("mean", "median", "p95", "max", "top-1", "top-5", "vs", "cuBLAS")
+REGRET_COLUMNS = (
+    "mean",
+    "median",
+    "p95",
+    "max",
+    "top-1",
+    "top-5",
+    "vs",
+    "cuBLAS",
+    "vs",
+    "best-of-N",
+)
 MODELS = ("xgboost rank:ndcg", "xgboost reg:squarederror", "ridge", "mlp lambdarank")
 
 
