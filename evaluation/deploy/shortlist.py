@@ -73,6 +73,7 @@ def shortlist_space(
     *,
     cublas_algos: int = DEFAULT_CUBLAS_ALGOS,
     heat_s: float = 1.0,
+    warmups: int = 5,
     timeout_s: float = 10.0,
     origin: str = "",
 ) -> dict[str, Any]:
@@ -91,6 +92,8 @@ def shortlist_space(
             }
         )
     flags = ["--csv", "{out}", "--heat-s", f"{heat_s:g}"]
+    if warmups != 5:  # the driver's default
+        flags += ["--warmups", str(warmups)]
     if cublas_algos >= 0:
         flags += ["--cublas-algos", str(cublas_algos)]
     k = int(short["rank"].max()) if len(short) else 0

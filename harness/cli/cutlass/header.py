@@ -117,13 +117,14 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         restrict_to_top,
         shape_summary,
     )
-    from evaluation.deploy.shortlist_format import render_winners
+    from evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
     from harness.profiles.read import load_profile
 
     profile = load_profile(args.from_profile)
     table = measured_table(profile)
     if args.topk is not None and not args.shortlist:
         raise UsageError("--topk needs --shortlist (the tune-shapes <stem>.shortlist.csv)")
+    full = shape_summary(table)
     if args.shortlist:
         short = pd.read_csv(args.shortlist)
         table = restrict_to_top(table, short, args.topk or int(short["rank"].max()))
@@ -136,6 +137,7 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     write_text_atomic(out, render_gemm_header(dispatch))
     summary = shape_summary(table)
     print("\n".join(render_winners(summary, dispatch_hits(dispatch, summary))))
+    print(render_prefix_regret(summary, full, args.topk))
     print(
         f"{out}: {len(dispatch.tree.leaves)} leaves for {len(summary)} measured shapes, "
         f"{dispatch.cublas_leaves} leaves cublas; override with {spec.env_var}=<kernel name>"

@@ -48,7 +48,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="cuBLASLt configurations: cublas:heuristic and cublas:algo0..N-1 (default: "
         f"{DEFAULT_CUBLAS_ALGOS}; -1: no cuBLAS, for a driver before v2)",
     )
-    parser.add_argument("--heat-s", type=float, default=1.0, help="heating per shape (s)")
+    parser.add_argument(
+        "--heat-s", type=float, default=1.0, help="heating per shape (s; default: 1)"
+    )
+    parser.add_argument(
+        "--warmups", type=int, default=5, help="warm-ups per configuration (default: 5)"
+    )
     parser.add_argument(
         "--report",
         default=None,
@@ -91,7 +96,11 @@ def run(args: argparse.Namespace) -> int:
         write_text_atomic(shortlist_out, short.to_csv(index=False))
         origin = f"{selector.name} ({Path(args.model).name} {selector.sha256[:12]})"
         space = shortlist_space(
-            short, cublas_algos=args.cublas_algos, heat_s=args.heat_s, origin=origin
+            short,
+            cublas_algos=args.cublas_algos,
+            heat_s=args.heat_s,
+            warmups=args.warmups,
+            origin=origin,
         )
         write_json_atomic(args.out, space)
         cublas = max(args.cublas_algos + 1, 0)
@@ -105,9 +114,11 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.report:
         from evaluation.deploy.shortlist_format import render_curve
-        from evaluation.deploy.shortlist_study import shortlist_study
+        from evaluation.deploy.shortlist_study import Protocol, shortlist_study
         from harness.cli.cutlass.dataset_args import load
 
         dataset, hw = load(argparse.Namespace(dataset=args.report, hardware=args.hardware))
-        print("\n".join(render_curve(shortlist_study(dataset, hw, seed=args.seed))))
+        protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
+        study = shortlist_study(dataset, hw, protocol=protocol, seed=args.seed)
+        print("\n".join(render_curve(study)))
     return 0

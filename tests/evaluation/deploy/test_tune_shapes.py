@@ -233,7 +233,9 @@ def test_curve_regret_and_gpu_time() -> None:
          "tflops": [100.0, 50.0, 200.0, 100.0, 90.0, 80.0]}
     )  # fmt: skip
     scores = np.array([3.0, 2.0, 1.0, 1.0, 3.0, 2.0])
-    protocol = Protocol(warmups=1, rounds=1, iters=2, heat_s=1.0, shape_overhead_s=0.5)
+    protocol = Protocol(
+        warmups=1, rounds=1, iters=2, heat_s=1.0, shape_overhead_s=0.5, config_overhead_s=0.01
+    )
     study = curve(labels, scores, (1, 2, 3), protocol)
     k1, k2, k3 = study.rows
     # g ranks 100, 50, 200 (oracle 200): 0.5, 0.5, 0; h ranks 90, 80, 100: 0.1, 0.1, 0.
@@ -242,8 +244,8 @@ def test_curve_regret_and_gpu_time() -> None:
     ms = 2 * 1000 * 1000 * 500 / np.array([100.0, 50.0, 200.0, 100.0, 90.0, 80.0]) / 1e9
     assert protocol.launches == 4
     assert k1.launch_s == pytest.approx((ms[0] + ms[4]) * 4 / 1e3)
-    assert k1.gpu_s == pytest.approx(k1.launch_s + 2 * 1.5)
-    assert study.exhaustive_s == pytest.approx(ms.sum() * 4 / 1e3 + 3.0)
+    assert k1.gpu_s == pytest.approx(k1.launch_s + 2 * 1.5 + 2 * 0.01)
+    assert study.exhaustive_s == pytest.approx(ms.sum() * 4 / 1e3 + 3.0 + 6 * 0.01)
     assert study.per_group["regret_k1"].tolist() == pytest.approx([0.5, 0.1])
 
 
@@ -260,3 +262,17 @@ def test_report_on_recorded_data(capsys: pytest.CaptureFixture[str]) -> None:
         "| 16",
         "| all",
     ]
+
+
+def test_committed_device_space_is_what_tune_shapes_writes(tmp_path: Path) -> None:
+    """spaces/tune_shapes_llm.json (scripts/device/tune_shapes.sh) from the shipped selector."""
+    root = Path(__file__).parents[3]
+    shapes = root / "evaluation" / "data" / "shapes" / "llm_projections.txt"
+    out = tmp_path / "llm.json"
+    assert main(["cutlass", "tune-shapes", str(shapes), "--topk", "8", "--out", str(out)]) == 0
+    committed = json.loads((root / "spaces" / "tune_shapes_llm.json").read_text())
+    fresh = json.loads(out.read_text())
+    assert committed["spaces"] == fresh["spaces"]
+    assert len(committed["spaces"][0]["cases"]) >= 24
+    kernels = read_kernel_list(root / "spaces" / "tune_shapes_llm.kernels.txt")
+    assert kernels == read_kernel_list(tmp_path / "llm.kernels.txt")
