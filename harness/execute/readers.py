@@ -150,10 +150,7 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
 
 
 def read_csv(text: str, *, source: str = "output") -> list[Row]:
-    """Any CSV with a header row; the row name is the ``config`` column, else the ``name``
-    column, else the first column. A batched driver that runs several configurations of one
-    kernel (``cutlass_bench``: ``<kernel>:M:2``, ``cublas:algo3``) names each in ``config``;
-    its ``name`` column repeats the kernel."""
+    """Any CSV with a header; names rows by ``config`` (cutlass_bench), ``name`` or col 1."""
     records = _csv_records(text, source)
     if not records:
         return []
