@@ -177,7 +177,13 @@ class Store:
             m.spread, m.row, m.repeat, m.returncode, m.stdout_tail, m.stderr_tail, m.error,
             m.duration_s, m.started_at, m.host, m.device, _dumps(dict(m.extra)),
         )  # fmt: skip
-        self._db.execute(_INSERT, values)
+        try:
+            self._db.execute(_INSERT, values)
+        except sqlite3.OperationalError as exc:  # a full disk, a read-only or vanished file
+            raise ProfileError(
+                f"{self.path}: cannot record a measurement ({exc}); free some space or fix the "
+                "file and re-run: the measurements recorded so far are kept"
+            ) from None
         self._logged()
 
     def find(self, key: str) -> Measurement | None:

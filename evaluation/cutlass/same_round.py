@@ -132,7 +132,7 @@ def load_study_dataset(path: str | Path) -> Dataset:
         version = json.loads((folder / "provenance.json").read_text(encoding="utf-8")).get(
             "version"
         )
-    except (OSError, ValueError, AttributeError):
+    except (OSError, ValueError, AttributeError, RecursionError):
         version = None  # load_dataset names the problem
     if version != 2:
         return load_dataset(folder)

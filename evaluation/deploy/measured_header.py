@@ -58,6 +58,8 @@ def measured_table(profile: Profile, bench: str | None = None) -> pd.DataFrame:
                 kernel, raster, swizzle = CUBLAS, "H", 1
             else:
                 parsed = parse_config(config)
+                if parsed.splits != 1 or parsed.decomposition != "H":
+                    continue  # Stream-K splits / decomposition: not a choice the header names
                 kernel, raster, swizzle = parsed.name, parsed.raster, parsed.swizzle
             shape = (int(str(fixed["M"])), int(str(fixed["N"])), int(str(fixed["K"])))
             records.append((*shape, config, kernel, raster, swizzle, float(row.value)))

@@ -5,15 +5,18 @@ from __future__ import annotations
 import argparse
 import functools
 import platform
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import BenchspaceError, UsageError
 from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
 from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
+from harness.files import check_not_input, check_output
 from harness.plan import Sampler
 from harness.profiles.model import Profile
 from harness.project_paths import add_root_arguments
@@ -44,13 +47,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
     )
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
-    parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
+    parser.add_argument(
+        "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
+    )
     parser.add_argument(
         "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
     )
     parser.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
-    parser.add_argument("--timeout", type=float, help="seconds per invocation (default 600)")
-    parser.add_argument("--repeats", type=int, help="process-level repeats per configuration")
+    parser.add_argument("--timeout", type=seconds, help="seconds per invocation (default 600)")
+    parser.add_argument(
+        "--repeats", type=count(1, 1000), help="process-level repeats per configuration"
+    )
     parser.add_argument("--bench", action="append", default=[], help="only these benches")
     parser.add_argument("--skip-missing", action="store_true", help="skip absent executables")
     parser.add_argument(
@@ -76,10 +83,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     # BatchLAS's timing flags, passed to minibench executables.
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
-    parser.add_argument("--min-iters", type=int, default=1)
-    parser.add_argument("--max-iters", type=int, default=20)
+    parser.add_argument("--warmup", type=count(0, 10**9), default=2)
+    parser.add_argument("--min-time", type=non_negative, default=25.0, help="ms (minibench)")
+    parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
+    parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
     add_root_arguments(parser)
 
 
@@ -159,6 +166,10 @@ def run(args: argparse.Namespace) -> int:
         )
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
+    check_output(out, option="--out")  # before hours of sweeping, not after
+    check_not_input(out, option="--out", inputs=((store, "the store"), (space.path, "the space")))
+    if not store.is_dir():  # a directory is refused by the store itself
+        check_output(store, option="--store")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
     options = TuneOptions(
         sampler=sampler,
@@ -176,12 +187,8 @@ def run(args: argparse.Namespace) -> int:
         if sys.argv[1:2] == ["tune"]
         else tuple(sys.argv),
     )
-    executor: Executor
-    if args.dask:
-        executor = DaskExecutor(args.dask)
-    else:
-        gpus = [g for g in args.gpus.split(",") if g.strip()]
-        executor = LocalExecutor(args.jobs, gpus)
+    gpus = _gpus(args.gpus)
+    executor: Executor = DaskExecutor(args.dask) if args.dask else LocalExecutor(args.jobs, gpus)
     progress = Progress(quiet=args.quiet)
     try:
         outcome = tune(space, options, executor=executor, progress=progress)
@@ -201,6 +208,21 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
+"""What CUDA_VISIBLE_DEVICES takes: an index, or a GPU or MIG UUID."""
+
+
+def _gpus(text: str) -> list[str]:
+    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
+    gpus = [g.strip() for g in text.split(",") if g.strip()]
+    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
+    if bad:
+        raise UsageError(
+            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
+        )
+    return gpus
 
 
 def _validate(

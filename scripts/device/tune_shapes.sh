@@ -17,7 +17,7 @@
 #
 #   run: bash scripts/device/tune_shapes.sh            (env: SPACE KS B JOBS PER_TU)
 #
-# Needs the v2 driver (cublas:* configurations: benchmarks/cutlass on gpu-v2); with an older
+# Needs the v2 driver (cublas:* configurations; benchmarks/cutlass since dataset v2); with an older
 # driver the cublas:* configurations are dropped from the space and the run says so. Brings
 # back under $OUT: the space, shortlist and kernel list, profile.json + store.sqlite,
 # winners_k<K>.md and gemm_kernels_k<K>.hh, batches.json and the build log.

@@ -26,6 +26,10 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "shapes",
         "Build training and evaluation GEMM shape sets for a GPU and write them as a JSON file.",
     ),
+    "shapes-v2": (
+        "shapes_v2",
+        "Build dataset v2's shape sets (v1 constructions plus layer shapes, none seen before).",
+    ),
     "kernel-set": (
         "kernel_set",
         "Choose the kernels to compile for one layout (default level + stratified max sample).",

@@ -7,12 +7,14 @@ import dataclasses
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from evaluation.selector.hpo import selector_settings
 from evaluation.study.report import render_text, write_report
 from evaluation.study.run import StudyOptions, run_study
 from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
 from harness.errors import UsageError
+from harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--folds {args.folds}: grouped cross-validation needs at least 2")
     if args.repetitions < 1:
         raise UsageError(f"--repetitions {args.repetitions} must be at least 1")
+    if args.out:
+        check_output(Path(args.out) / "report.md", option="--out")
     dataset, hw = load(args)
     params = read_params(args.params)
     settings, bands = selector_settings(params) if params else ({}, 2)

@@ -14,6 +14,7 @@ from evaluation.deploy.kernel_header import (
 )
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.errors import UsageError
+from harness.files import check_output
 from harness.jsonio import write_text_atomic
 from harness.project_paths import add_root_arguments, find_project_root, inside_project
 from harness.spaces.load import load_space
@@ -132,8 +133,9 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     origin = f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})" + (
         f", top {args.topk} of each shortlist" if args.topk else ""
     )
-    dispatch = measured_dispatch(table, hw.sms, spec, origin)
     out = _output(args, spec, space)
+    check_output(out, option="--out")
+    dispatch = measured_dispatch(table, hw.sms, spec, origin)
     write_text_atomic(out, render_gemm_header(dispatch))
     summary = shape_summary(table)
     print("\n".join(render_winners(summary, dispatch_hits(dispatch, summary))))
@@ -158,12 +160,15 @@ def run(args: argparse.Namespace) -> int:
         if args.check:
             raise UsageError("--check judges a selector's header; leave out --from-profile")
         return _from_profile(args, spec, space)
-    selector = load_selector(args.model)
-    dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))
-    leaves = len(dispatch.tree.leaves)
+    out: str | Path | None = None
     if not args.check or args.out:
         # A space's header.path: inside the space's project, never through a symlink.
         out = _output(args, spec, space)
+        check_output(out, option="--out")  # before the tree is grown
+    selector = load_selector(args.model)
+    dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))
+    leaves = len(dispatch.tree.leaves)
+    if out is not None:
         write_text_atomic(out, render_gemm_header(dispatch))
         chosen = len({dispatch.choices[n.choice].kernel for n in dispatch.tree.leaves})
         print(

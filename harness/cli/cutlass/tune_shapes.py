@@ -14,6 +14,7 @@ from evaluation.deploy.shortlist import (
 from evaluation.deploy.user_shapes import read_user_shapes
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from harness.errors import UsageError
+from harness.files import check_output
 from harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -75,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.shapes and not args.shape and not args.report:
         raise UsageError("tune-shapes needs SHAPES files, --shape MxNxK or --report DATASET")
     if args.shapes or args.shape:
+        check_output(args.out, option="--out")
         shapes = read_user_shapes(args.shapes, args.shape)
         selector = load_selector(args.model)
         short = shortlist(selector, shapes, args.topk, args.layout)

@@ -276,3 +276,14 @@ def test_committed_device_space_is_what_tune_shapes_writes(tmp_path: Path) -> No
     assert len(committed["spaces"][0]["cases"]) >= 24
     kernels = read_kernel_list(root / "spaces" / "tune_shapes_llm.kernels.txt")
     assert kernels == read_kernel_list(tmp_path / "llm.kernels.txt")
+
+
+def test_device_shapes_are_new() -> None:
+    root = Path(__file__).parents[3]
+    mine = set(
+        read_user_shapes([root / "evaluation" / "data" / "shapes" / "llm_projections.txt"], [])
+    )
+    seen: set[tuple[int, int, int]] = set()
+    for path in (root / "evaluation" / "data" / "shapes").glob("*.json"):
+        seen |= set(read_user_shapes([path], []))
+    assert len(mine) >= 24 and not mine & seen
