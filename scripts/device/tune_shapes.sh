@@ -44,7 +44,8 @@ if [ -z "$CUBLAS_LIB" ]; then
     if [ -f "$c" ]; then CUBLAS_LIB=$c; break; fi
   done
 fi
-export CB_CUBLASLT=$CUBLAS_LIB   # the driver's cuBLASLt, when --cublas-lib is not given
+# The driver's cuBLASLt (it reads $CB_CUBLASLT when no --cublas-lib is given); recorded.
+if [ -n "$CUBLAS_LIB" ]; then export CB_CUBLASLT=$CUBLAS_LIB; fi
 if ! "$B/cutlass_bench" --cublas-info > "$OUT/cublas.json" 2>&1; then
   echo "tune_shapes: this driver times no cuBLAS (not the v2 driver): measuring CUTLASS only"
   python3 - "$SPACE" <<'PY'
