@@ -18,6 +18,8 @@ from harness.profiles.model import Profile
 from harness.provenance import gpu_info
 from harness.spaces.load import load_space
 from harness.spaces.model import Bench, Case, Space
+from harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
+from harness.sweep.budget_format import render_budget
 from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
@@ -65,6 +67,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="hardware descriptor for benches with a sample block (default h200)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="print each bench's configurations and invocations (repeats included); run nothing",
+    )
+    parser.add_argument(
+        "--max-invocations",
+        type=int,
+        default=DEFAULT_MAX_INVOCATIONS,
+        metavar="N",
+        help=f"refuse a larger sweep (default {DEFAULT_MAX_INVOCATIONS:,}; 0: no limit)",
+    )
     # BatchLAS's timing flags, passed to minibench executables.
     parser.add_argument("--warmup", type=int, default=2)
     parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
@@ -109,6 +123,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--repeats: {args.repeats} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} must be positive")
+    if args.max_invocations < 0:
+        raise UsageError(f"--max-invocations: {args.max_invocations} must be 0 (no limit) or more")
     space = load_space(args.space)
     gpu, _ = gpu_info()
     run_options = RunOptions(
@@ -132,6 +148,11 @@ def run(args: argparse.Namespace) -> int:
         return _validate(space, run_options, args, problems)
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
+    budgets = plan_budget(space, benches=args.bench, repeats=args.repeats)
+    if args.plan:
+        print(render_budget(args.space, budgets))
+        return 0
+    check_budget(args.space, budgets, args.max_invocations)
     if args.include_incumbent and space.header is not None:
         from generators.session import space_with_incumbents
 

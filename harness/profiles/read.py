@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from harness.errors import ProfileError, json_path
@@ -217,22 +216,26 @@ class _Reader(FieldReader):
                     "per_case_best; the profile is incomplete, re-run the sweep"
                 )
             case_index, fixed, params = found
-        row = MeasurementRow(
+        spread = self.opt_number(m.get("spread"), at("spread"))
+        if version == 0:
+            # BatchLAS measured once per configuration: the value is the median of one sample.
+            if median is None:
+                return MeasurementRow(
+                    case_index=case_index, fixed=fixed, params=params, args=args, env=env,
+                    spread=spread, median=median,
+                )  # fmt: skip
+            return MeasurementRow(
+                case_index=case_index, fixed=fixed, params=params, args=args, env=env,
+                spread=spread, median=median, samples=(median,), mean=median, stdev=0.0, n=1,
+            )  # fmt: skip
+        return MeasurementRow(
             case_index=case_index,
             fixed=fixed,
             params=params,
             args=args,
             env=env,
-            spread=self.opt_number(m.get("spread"), at("spread")),
+            spread=spread,
             median=median,
-        )
-        if version == 0:
-            # BatchLAS measured once per configuration: the value is the median of one sample.
-            if median is None:
-                return row
-            return replace(row, samples=(median,), mean=median, stdev=0.0, n=1)
-        return replace(
-            row,
             samples=self.each(m.get("samples") or [], at("samples"), self.number),
             mean=self.opt_number(m.get("mean"), at("mean")),
             stdev=self.opt_number(m.get("stdev"), at("stdev")),

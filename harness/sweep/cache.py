@@ -48,6 +48,22 @@ class Sweep:
         self.executed = 0
         self.cached = 0
         self.exe_changes: list[dict[str, str]] = []
+        self._known_bench: str | None = None
+        self._known: dict[str, Measurement] = {}
+
+    def _hit(self, inv: Invocation) -> Measurement | None:
+        """The store's latest attempt under the invocation's cache key (one query per bench,
+        not one per key)."""
+        if self._known_bench != inv.bench:
+            self._known = self.store.latest(inv.bench)
+            self._known_bench = inv.bench
+        return self._known.get(inv.cache_key)
+
+    def _record(self, ms: list[Measurement]) -> None:
+        self.store.add_many(ms)
+        for m in ms:
+            if m.bench == self._known_bench and m.status != "unavailable":
+                self._known[m.cache_key] = m
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
@@ -70,7 +86,7 @@ class Sweep:
                 key = inv.cache_key
                 if key in results or key in queued:
                     continue
-                hit = None if self.rerun else self.store.find(key)
+                hit = None if self.rerun else self._hit(inv)
                 if hit is not None:
                     results[key] = hit
                     self.cached += 1
@@ -86,8 +102,8 @@ class Sweep:
                 list(todo()), param=batching.param, size=batching.size, position=batching.position
             )
         for ms in self.executor.run(jobs):
+            self._record(ms)
             for m in ms:
-                self.store.add(m)
                 results[asked.get(_config_of(m), m.cache_key)] = m
                 for change in take_changes():
                     self.progress.note(change.line())
