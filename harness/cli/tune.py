@@ -6,10 +6,12 @@ import argparse
 import platform
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from harness.errors import BenchspaceError, UsageError
-from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.affinity import available_cpus, place
+from harness.execute.executor import Executor, LocalExecutor
 from harness.execute.invoke import RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
@@ -40,7 +42,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
     )
+    parser.add_argument(
+        "--cpus-per-job",
+        type=int,
+        default=1,
+        metavar="K",
+        help="cores each --jobs worker is pinned to (default 1)",
+    )
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="run --jobs x --cpus-per-job beyond the cores available (timings are inflated)",
+    )
     parser.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    parser.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds to wait for the Dask scheduler (default 10)",
+    )
+    parser.add_argument(
+        "--allow-shared-hosts",
+        action="store_true",
+        help="with --dask: accept workers that share a host (CPU timings disturb each other)",
+    )
     parser.add_argument("--timeout", type=float, help="seconds per invocation (default 600)")
     parser.add_argument("--repeats", type=int, help="process-level repeats per configuration")
     parser.add_argument("--bench", action="append", default=[], help="only these benches")
@@ -125,6 +151,11 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--timeout: {args.timeout} must be positive")
     if args.max_invocations < 0:
         raise UsageError(f"--max-invocations: {args.max_invocations} must be 0 (no limit) or more")
+    if args.dask and (args.jobs != 1 or args.gpus.strip()):
+        raise UsageError(
+            "--jobs/--gpus do not apply with --dask: the scheduler places the work (one job "
+            "per worker thread); drop them, and size the workers instead"
+        )
     space = load_space(args.space)
     gpu, _ = gpu_info()
     run_options = RunOptions(
@@ -178,17 +209,41 @@ def run(args: argparse.Namespace) -> int:
     )
     executor: Executor
     if args.dask:
-        executor = DaskExecutor(args.dask)
+        from harness.execute.dask_executor import DaskExecutor
+
+        executor = DaskExecutor(
+            args.dask, timeout_s=args.dask_timeout, allow_shared_hosts=args.allow_shared_hosts
+        )
     else:
         gpus = [g for g in args.gpus.split(",") if g.strip()]
-        executor = LocalExecutor(args.jobs, gpus)
+        cpu_sets: tuple[tuple[int, ...], ...] = ()
+        if args.jobs > 1 and not gpus:
+            placement = place(
+                args.jobs, args.cpus_per_job, available_cpus(), oversubscribe=args.oversubscribe
+            )
+            for warning in placement.warnings:
+                print(f"warning: {warning}", file=sys.stderr)
+            cpu_sets = placement.sets
+            options = replace(
+                options,
+                extra_meta={
+                    **options.extra_meta,
+                    "parallel": {
+                        "jobs": args.jobs,
+                        "cpus_per_job": args.cpus_per_job,
+                        **placement.provenance(),
+                    },
+                },
+            )
+        executor = LocalExecutor(args.jobs, gpus, cpu_sets)
     progress = Progress(quiet=args.quiet)
     try:
         outcome = tune(space, options, executor=executor, progress=progress)
     finally:
         progress.close()
-        if isinstance(executor, DaskExecutor):
-            executor.close()
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
     _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
