@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -291,13 +292,15 @@ def _measurement(row: tuple[Any, ...]) -> Measurement:
     ) = row  # fmt: skip
     return Measurement(
         cache_key=str(cache_key),
-        bench=str(bench),
+        # Words every row of a sweep repeats are kept once (a store of 10^6 rows is read
+        # whole by an unchanged re-run).
+        bench=sys.intern(str(bench)),
         case_index=int(str(case_index)),
-        phase=str(phase),
+        phase=sys.intern(str(phase)),
         params=_loads(params),
-        argv=tuple(_loads(argv)),
+        argv=tuple(map(sys.intern, _loads(argv))),
         env=_loads(env),
-        exe_sha256=str(exe_sha256),
+        exe_sha256=sys.intern(str(exe_sha256)),
         status=_status(str(status)),
         value=None if value is None else float(str(value)),
         spread=None if spread is None else float(str(spread)),
@@ -308,9 +311,9 @@ def _measurement(row: tuple[Any, ...]) -> Measurement:
         stderr_tail=str(stderr_tail),
         error=str(error),
         duration_s=float(str(duration_s)),
-        started_at=str(started_at),
-        host=str(host),
-        device=str(device),
+        started_at=sys.intern(str(started_at)),
+        host=sys.intern(str(host)),
+        device=sys.intern(str(device)),
         extra=_loads(extra),
     )
 

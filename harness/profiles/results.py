@@ -35,10 +35,10 @@ def measurement_row(bench: Bench, agg: Aggregate) -> MeasurementRow:
     summary = agg.summary
     return MeasurementRow(
         case_index=agg.case_index,
-        fixed=dict(bench.cases[agg.case_index].fixed),
+        fixed=bench.cases[agg.case_index].fixed,  # one mapping per case, shared by its rows
         params=dict(agg.config),
-        args=tuple(agg.argv[1:]),
-        env=dict(agg.env),
+        args=agg.argv[1:],
+        env=agg.env,
         samples=agg.samples,
         spread=agg.spread,
         median=None if summary is None else summary.median,

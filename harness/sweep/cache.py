@@ -73,7 +73,7 @@ class Sweep:
         Unbatched invocations are built, looked up in the store and handed to the executor
         one at a time, as it asks for them: in a serial sweep that work happens while the
         previous benchmark runs."""
-        seen: list[Invocation] = []
+        seen: list[tuple[str, str]] = []  # (cache key, phase): not the whole invocation
         results: dict[str, Measurement] = {}
         queued: set[str] = set()
 
@@ -82,8 +82,8 @@ class Sweep:
         def todo() -> Iterator[Invocation]:
             for planned in invocations:
                 inv = current_binary(planned)
-                seen.append(inv)
                 key = inv.cache_key
+                seen.append((key, inv.phase))
                 if key in results or key in queued:
                     continue
                 hit = None if self.rerun else self._hit(inv)
@@ -117,9 +117,7 @@ class Sweep:
                 self.progress.advance(m)
         # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
         # configuration): it is reported under the phase that asked for it now.
-        return [
-            _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
-        ]
+        return [_as_phase(results[key], phase) for key, phase in seen if key in results]
 
 
 def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
