@@ -32,6 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from harness.profiles.read import load_profile
+
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ROOT / "tests" / "fakes" / "fake_bench.py"
 BLOCKS = [8, 16, 24, 32]
@@ -193,8 +195,8 @@ def fault_row(name: str, fault: str, jobs: int, base: Path) -> list[str]:
             before, n_rows = lab.runs(), len(lab.rows())
             third = lab.start(jobs, None)
             errors += third.stderr
-            profile = json.loads((lab.root / "profile.json").read_text())
-            values = [m["value"] for r in profile["results"] for m in r["measurements"]]
+            profile = load_profile(lab.root / "profile.json")
+            values = [m.value for r in profile.results.values() for m in r.measurements]
             halved = any(v is not None and v < 64 for v in values)
             rerun += (
                 f"; old binary back: ran {lab.runs() - before}, "

@@ -34,14 +34,25 @@ def generate_header(
     allow_space_mismatch: bool = False,
     header_source: str = "the checked-in header",
     holds: Holds | None = None,
+    keep_incumbents: bool = True,
+    previous: Profile | None = None,
 ) -> GeneratedHeader:
-    """Check the rules, choose every value and render the header (pure)."""
-    if profile.space_sha256 and profile.space_sha256 != space.sha256 and not allow_space_mismatch:
-        raise HeaderError(
-            f"{profile.source}: $.meta.provenance.space_sha256: the profile was tuned with space "
-            f"{profile.space_sha256[:12]}, but {space.path} is {space.sha256[:12]}; pass the "
-            "space it was tuned with, or --allow-space-mismatch if only the header section changed"
-        )
+    """Check the rules, choose every value and render the header (pure).
+
+    With `keep_incumbents` an incumbent stays unless a challenger beats it beyond the measured
+    noise. The incumbents are the checked-in header's values, or, given a `previous` profile,
+    the values a header generated from that profile would have.
+    """
+    for view in (profile, previous):
+        if view is None or not view.space_sha256 or allow_space_mismatch:
+            continue
+        if view.space_sha256 != space.sha256:
+            raise HeaderError(
+                f"{view.source}: $.meta.provenance.space_sha256: the profile was tuned with "
+                f"space {view.space_sha256[:12]}, but {space.path} is {space.sha256[:12]}; pass "
+                "the space it was tuned with, or --allow-space-mismatch if only the header "
+                "section changed"
+            )
     problems = check_header_rules(
         space, incumbents, header=header_source, include_incumbent=include_incumbent
     )
@@ -54,7 +65,12 @@ def generate_header(
         f"{line} (ignored: --include-incumbent; the incumbent competes only where it was measured)"
         for line in missing
     ]
-    model = choose_header(space, profile, incumbents)
+    if previous is not None:
+        before = choose_header(space, previous, incumbents, keep_incumbents=keep_incumbents)
+        incumbents = {
+            c.constant.name: {b.bucket: b.value for b in c.buckets} for c in before.constants
+        }
+    model = choose_header(space, profile, incumbents, keep_incumbents=keep_incumbents)
     if holds:
         model = apply_holds(model, holds)
     text = render_header(model, provenance)

@@ -1,7 +1,9 @@
 """Header files on disk: where the checked-in one is, reading, and writing atomically.
 
 The checked-in header of a space is its ``header.path`` resolved against the repository root:
-the nearest directory above the space file that holds ``.git``, else the current directory.
+the nearest directory above the space file that holds ``.git`` or ``pyproject.toml``, else the
+current directory (or the root given as ``--root``). It must stay inside that root and must not
+be a symbolic link unless the caller allows it (`harness.project_paths`).
 """
 
 from __future__ import annotations
@@ -14,17 +16,24 @@ from pathlib import Path
 from generators.header_model import Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader, parse_header
 from harness.errors import HeaderError
+from harness.project_paths import find_project_root, inside_project
 from harness.spaces.model import Space
 
 
 def read_header(path: Path) -> ParsedHeader | None:
-    """Parse the header at `path`; None when there is no such file."""
+    """Parse the header at `path`; None when there is no such file, HeaderError if empty."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise HeaderError(f"{path}: cannot be read ({exc}); check the file") from None
+    if not text.strip():
+        # An empty file is not "a header without incumbents": it is the wrong file, or lost.
+        raise HeaderError(
+            f"{path}: the header is empty; pass the checked-in header (or leave --header out "
+            "when there is none yet)"
+        )
     return parse_header(text, str(path))
 
 
@@ -54,12 +63,9 @@ def write_header(path: Path, text: str) -> None:
 
 
 def repo_root(start: Path) -> Path:
-    """The nearest directory at or above `start` holding ``.git``, else the current directory."""
-    here = start.resolve()
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return Path.cwd()
+    """The nearest directory at or above `start` holding ``.git`` or ``pyproject.toml``, else
+    the current directory."""
+    return find_project_root(start) or Path.cwd()
 
 
 def display_path(path: Path) -> str:
@@ -71,14 +77,26 @@ def display_path(path: Path) -> str:
         return path.as_posix()
 
 
-def default_header_path(space: Space) -> Path:
-    """Where the checked-in header of `space` is: ``header.path`` under the repository root."""
+def default_header_path(
+    space: Space, *, root: Path | None = None, allow_outside: bool = False
+) -> Path:
+    """Where the checked-in header of `space` is: ``header.path`` under the repository root.
+
+    PathError when it leaves the root or is a symbolic link, unless `allow_outside`.
+    """
     assert space.header is not None
-    return repo_root(space.path.parent) / space.header.path
+    return inside_project(
+        Path(space.header.path),
+        root or repo_root(space.path.parent),
+        where=f"{space.path}: $.header.path",
+        allow_outside=allow_outside,
+    )
 
 
-def checked_in_incumbents(space: Space) -> tuple[Incumbents, Path]:
+def checked_in_incumbents(
+    space: Space, *, root: Path | None = None, allow_outside: bool = False
+) -> tuple[Incumbents, Path]:
     """The values the space's checked-in header ships (none when it has no header yet)."""
-    path = default_header_path(space)
+    path = default_header_path(space, root=root, allow_outside=allow_outside)
     parsed = read_header(path)
     return (incumbents_from_header(space, parsed) if parsed is not None else {}), path

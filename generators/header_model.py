@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from generators.gain import Gain, bucket_gain
 from generators.header_parse import ParsedHeader
 from generators.value_cells import case_best, value_cells
 from harness.cxx_types import CxxType, cxx_type, normalise
@@ -67,6 +68,10 @@ class BucketChoice:
     """The source parameter is pre-tuned: one winner, chosen on the phase's cases, for all."""
     held_reason: str = ""
     """Why a ``held`` value was kept (the consumer's verdict)."""
+    challenger: Value | None = None
+    """The profile's winner, when the incumbent was kept because it did not win beyond noise."""
+    challenger_gain: Gain | None = None
+    """The challenger's gain over the kept incumbent, with its noise."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -155,6 +160,7 @@ def _choose_bucket(
     cases: tuple[Case, ...],
     result: BenchResult,
     incumbent: Value | None,
+    keep_incumbent: bool,
 ) -> BucketChoice:
     constant = space.header.constants[index] if space.header else None
     assert constant is not None
@@ -207,6 +213,19 @@ def _choose_bucket(
     top = candidates[0].score
     tied = [c.value for c in candidates if c.score <= top * (1 + _TIE)]
     winner = incumbent if incumbent is not None and incumbent in tied else min(tied, key=order)
+    challenger: Value | None = None
+    kept: Gain | None = None
+    if keep_incumbent and incumbent is not None and winner != incumbent:
+        if pre_tuned(space, source) and result.phase_rows:
+            # The alternatives ran in the pre_tune phase: judge on the phase's table.
+            phase = [result.case_rows(i, phase=True) for i in pre_tune_cases(space, source)]
+            judged = [value_cells(r, source.param, result.direction, convert) for r in phase if r]
+        else:
+            judged = [cells for _, cells in tables]
+        if judged and all(incumbent in c and winner in c for c in judged):
+            gain = bucket_gain([(c[incumbent], c[winner]) for c in judged], result.direction)
+            if gain.noise is not None and not gain.beyond_noise:
+                challenger, kept, winner = winner, gain, incumbent
     return BucketChoice(
         bucket=bucket,
         value=winner,
@@ -217,6 +236,8 @@ def _choose_bucket(
         partial=tuple(sorted(partial, key=order)),
         incumbent=incumbent,
         pre_tuned=pre_tuned(space, source),
+        challenger=challenger,
+        challenger_gain=kept,
     )
 
 
@@ -233,8 +254,13 @@ def _fallback(space: Space, index: int, ctype: CxxType, bucket_index: int) -> Va
         raise HeaderError(f"{space.path}: {where}: {exc}") from None
 
 
-def choose_header(space: Space, profile: Profile, incumbents: Incumbents) -> HeaderModel:
-    """Choose every constant's value in every bucket; raise HeaderError when one cannot be."""
+def choose_header(
+    space: Space, profile: Profile, incumbents: Incumbents, *, keep_incumbents: bool = False
+) -> HeaderModel:
+    """Choose every constant's value in every bucket; raise HeaderError when one cannot be.
+
+    With `keep_incumbents`, an incumbent stays unless a challenger beats it beyond the noise.
+    """
     spec = space.header
     if spec is None:
         raise HeaderError(
@@ -267,6 +293,7 @@ def choose_header(space: Space, profile: Profile, incumbents: Incumbents) -> Hea
                     cases=cases,
                     result=profile.results[source.bench],
                     incumbent=incumbent,
+                    keep_incumbent=keep_incumbents,
                 )
                 competed = [c.value for c in choice.candidates]
                 if not choice.pre_tuned and incumbent is not None and incumbent not in competed:
@@ -321,7 +348,8 @@ def apply_holds(model: HeaderModel, holds: Holds) -> HeaderModel:
         buckets = []
         for b in choice.buckets:
             held = holds.get((choice.constant.name, b.bucket))
-            if held is not None and held[0] != b.value:
+            # A kept incumbent that a consumer also rejected the challenger of is held too.
+            if held is not None and (held[0] != b.value or b.challenger is not None):
                 b = replace(b, value=held[0], origin="held", held_reason=held[1])
             buckets.append(b)
         constants.append(replace(choice, buckets=tuple(buckets)))

@@ -15,9 +15,11 @@ from typing import Any
 
 import jinja2
 
+from generators.gain import Gain
 from generators.header_model import ConstantChoice, HeaderModel
 from harness.cxx_types import (
     CxxType,
+    check_comment,
     check_env_name,
     check_identifier,
     check_namespace,
@@ -55,10 +57,11 @@ def environment() -> jinja2.Environment:
 
 
 def comment_text(text: str, what: str) -> list[str]:
-    """Lines safe inside ``//`` comments: no control characters, no line-splicing backslash."""
-    bad = [ch for ch in text if ord(ch) < 32 and ch not in "\n\t"]
-    if bad:
-        raise HeaderError(f"{what} contains control character {bad[0]!r}; remove it")
+    """Lines safe inside ``//`` comments: no control characters, trigraphs or splicing backslash."""
+    try:
+        check_comment(text, what)
+    except ValueError as exc:
+        raise HeaderError(str(exc)) from None
     # A trailing backslash would splice the next line into the comment.
     return [line.replace("\t", "    ").rstrip().rstrip("\\").rstrip() for line in text.split("\n")]
 
@@ -71,6 +74,12 @@ def _wrap(text: str) -> list[str]:
 def _commented(lines: list[str]) -> list[str]:
     """``//`` comment lines without trailing blanks (an empty line is a bare ``//``)."""
     return [f"// {line}" if line else "//" for line in lines]
+
+
+def _percent(gain: Gain) -> str:
+    """``+2.9 % +/- 4.0 %``, kept together by the wrapper."""
+    g, n = (gain.gain or 0.0) * 100, (gain.noise or 0.0) * 100
+    return f"{g:+.1f}{_GLUE}%{_GLUE}+/-{_GLUE}{n:.1f}{_GLUE}%"
 
 
 def _range_text(ctype: CxxType) -> str:
@@ -119,6 +128,12 @@ def _constant_view(
         tail += f" Kept from the checked-in header: {', '.join(kept)}."
     for b in held:
         tail += f" {b.bucket} held at {literal(ctype, b.value)}: {b.held_reason}."
+    for b in choice.buckets:
+        if b.challenger is not None and b.challenger_gain is not None and b.origin == "profile":
+            tail += (
+                f" {b.bucket} kept at {literal(ctype, b.value)}: within noise (the profile's "
+                f"winner {literal(ctype, b.challenger)} gains {_percent(b.challenger_gain)})."
+            )
     tail += f" Override: {env}, {_range_text(ctype)}."
     comment += _wrap(tail)
 
@@ -179,6 +194,15 @@ def _overview(model: HeaderModel) -> list[str]:
             else ""
         ),
     ]
+    if any(
+        b.challenger is not None and b.origin == "profile"
+        for c in model.constants
+        for b in c.buckets
+    ):
+        text[0] += (
+            " A bucket keeps the incumbent unless the winner beats it beyond the measured noise "
+            "(its comment says where it was kept)."
+        )
     out: list[str] = []
     for paragraph in text:
         if out:

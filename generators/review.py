@@ -8,6 +8,10 @@ profile with one sample per configuration has no noise estimate and says so.
 
 The result is plain data (`Review`); `generators.review_format` renders it as Markdown, text
 or JSON. The JSON form is what ``port --accepted`` and ``confirm`` read.
+
+An unchanged value whose bucket the profile's winner would have taken without the incumbent
+rule (`generators.header_model`: a challenger within noise keeps the incumbent) is listed as
+kept, with the challenger's gain and noise.
 """
 
 from __future__ import annotations
@@ -17,9 +21,14 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from generators.gain import noise as _noise
+from generators.gain import speedup as _speedup
 from generators.header_model import (
+    BucketChoice,
     Origin,
+    choose_header,
     constant_type,
+    incumbents_from_header,
     pre_tune_cases,
     pre_tuned,
 )
@@ -90,6 +99,19 @@ class Change:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Kept:
+    """An unchanged value whose challenger won, but not beyond the measured noise."""
+
+    constant: str
+    bucket: str
+    name: str
+    value: Value
+    challenger: Value
+    gain: float | None
+    noise: float | None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Review:
     """Every change of a generated header, with where each input came from."""
 
@@ -101,16 +123,8 @@ class Review:
     space_sha256: str
     changes: tuple[Change, ...]
     unchanged: int
-
-
-def _noise(pairs: list[tuple[ValueCell, ValueCell]]) -> float | None:
-    """Twice the standard error of the mean log ratio over the pairs; None if any is unknown."""
-    total = 0.0
-    for a, b in pairs:
-        if a.rel_error is None or b.rel_error is None:
-            return None
-        total += a.rel_error**2 + b.rel_error**2
-    return 2.0 * math.sqrt(total) / len(pairs)
+    kept: tuple[Kept, ...] = ()
+    """Unchanged values the profile's winner would have replaced but for the noise."""
 
 
 def _inert(tables: list[dict[Value, ValueCell]], direction: str) -> bool:
@@ -127,12 +141,6 @@ def _inert(tables: list[dict[Value, ValueCell]], direction: str) -> bool:
         if best.metric <= 0 or abs(math.log(worst.metric / best.metric)) > limit:
             return False
     return judged
-
-
-def _speedup(old: ValueCell | None, new: ValueCell | None, direction: str) -> float | None:
-    if old is None or new is None or old.metric <= 0 or new.metric <= 0:
-        return None
-    return new.metric / old.metric if direction == "max" else old.metric / new.metric
 
 
 def _edges(space: Space, bucket: str) -> tuple[int | None, int | None]:
@@ -309,6 +317,8 @@ def review_header(
         )
     changes = []
     unchanged = 0
+    kept = []
+    challengers = _challengers(space, profile, header)
     for i, constant in enumerate(spec.constants):
         ctype = constant_type(space, i)
         for bucket, _ in spec.buckets:
@@ -322,6 +332,9 @@ def review_header(
             old = _value(ctype, header.value(name), f"{header.source}: {name}")
             if old is not None and old == new:
                 unchanged += 1
+                choice = challengers.get((constant.name, bucket))
+                if choice is not None and choice.value == new:
+                    kept.append(_kept(constant.name, bucket, choice))
             else:
                 changes.append(_change(space, profile, i, bucket, old, new))
     return Review(
@@ -333,4 +346,37 @@ def review_header(
         space_sha256=space.sha256,
         changes=tuple(changes),
         unchanged=unchanged,
+        kept=tuple(kept),
+    )
+
+
+def _challengers(
+    space: Space, profile: Profile, header: ParsedHeader
+) -> dict[tuple[str, str], BucketChoice]:
+    """The buckets where generate keeps the checked-in value over a challenger within noise."""
+    try:
+        model = choose_header(
+            space, profile, incumbents_from_header(space, header), keep_incumbents=True
+        )
+    except HeaderError:
+        return {}  # the values cannot all be chosen: no claim about which were kept
+    return {
+        (c.constant.name, b.bucket): b
+        for c in model.constants
+        for b in c.buckets
+        if b.challenger is not None
+    }
+
+
+def _kept(constant: str, bucket: str, choice: BucketChoice) -> Kept:
+    assert choice.challenger is not None
+    gain = choice.challenger_gain
+    return Kept(
+        constant=constant,
+        bucket=bucket,
+        name=f"{constant}_{bucket}",
+        value=choice.value,
+        challenger=choice.challenger,
+        gain=None if gain is None else gain.gain,
+        noise=None if gain is None else gain.noise,
     )

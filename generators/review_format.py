@@ -11,10 +11,13 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from generators.review import FLAGS, CaseEvidence, Change, Review
+from generators.review import FLAGS, CaseEvidence, Change, Kept, Review
 from harness.jsonio import dumps
 from harness.review_doc import REVIEW_FORMAT, REVIEW_VERSION
 from harness.values import Value
+
+KEPT = "kept: within noise"
+"""How reports say that an incumbent was kept over a challenger that won within noise."""
 
 
 def review_document(review: Review) -> dict[str, Any]:
@@ -30,6 +33,7 @@ def review_document(review: Review) -> dict[str, Any]:
         "space_sha256": review.space_sha256,
         "unchanged": review.unchanged,
         "changes": [_change_entry(c) for c in review.changes],
+        "kept": [{**dataclasses.asdict(k), "reason": KEPT} for k in review.kept],
     }
 
 
@@ -111,9 +115,22 @@ def _source(change: Change) -> str:
     return f"{change.source.bench}.{change.source.param}"
 
 
+def _kept_line(kept: Kept, *, code: bool = False) -> str:
+    name = f"`{kept.name}`" if code else kept.name
+    return (
+        f"{name}: {_show(kept.value)} {KEPT} (the profile's winner {_show(kept.challenger)}: "
+        f"gain {_percent(kept.gain, True)}, noise {_percent(kept.noise, False)})"
+    )
+
+
 def _header_lines(review: Review) -> list[str]:
     changed = len(review.changes)
     total = changed + review.unchanged
+    kept = (
+        f" {len(review.kept)} unchanged values were kept because their challenger won within noise."
+        if review.kept
+        else ""
+    )
     return [
         f"Generated `{review.generated}` against `{review.header}`; evidence from profile "
         f"`{review.profile}` (`{review.profile_sha256[:12]}`), space `{review.space}` "
@@ -121,13 +138,16 @@ def _header_lines(review: Review) -> list[str]:
         "",
         f"{changed} of {total} values change. Gain: geometric mean over the bucket's cases of "
         "the new value's speed-up over the old (positive = better); noise: twice its standard "
-        "error, from the measurements' spread.",
+        "error, from the measurements' spread." + kept,
     ]
 
 
 def to_markdown(review: Review) -> str:
     """A Markdown report to paste into a pull request."""
     lines = ["## benchspace review", "", *_header_lines(review), ""]
+    if review.kept:
+        lines += [f"- {_kept_line(k, code=True)}" for k in review.kept]
+        lines.append("")
     if not review.changes:
         return "\n".join([*lines, "No value changes."]) + "\n"
     lines += [
@@ -164,6 +184,9 @@ def to_text(review: Review) -> str:
         lines += [f"  {m}" for m in _measured(c)]
         if c.flags:
             lines.append(f"  flags: {_flags(c)}")
+    if review.kept:
+        lines.append("")
+        lines += [_kept_line(k) for k in review.kept]
     return "\n".join(lines) + "\n"
 
 

@@ -73,8 +73,14 @@ class HeaderSession:
         include_incumbent: bool = False,
         allow_space_mismatch: bool = False,
         holds: Holds | None = None,
+        keep_incumbents: bool = True,
+        previous: Profile | None = None,
     ) -> GeneratedHeader:
-        """The header the profile gives, against the checked-in header's incumbents."""
+        """The header the profile gives, against the checked-in header's incumbents.
+
+        With `keep_incumbents` an incumbent (the checked-in value, or the `previous` profile's
+        winner) stays unless a challenger beats it beyond the measured noise.
+        """
         return generate_header(
             self.space,
             self.profile,
@@ -89,6 +95,8 @@ class HeaderSession:
             allow_space_mismatch=allow_space_mismatch,
             header_source=str(self.header_path),
             holds=holds,
+            keep_incumbents=keep_incumbents,
+            previous=previous,
         )
 
 
@@ -98,10 +106,14 @@ def open_session(
     space: str | Path | Space | None = None,
     header: str | Path | None = None,
     no_header_section: str = "add one that maps bench parameters to constants",
+    root: Path | None = None,
+    allow_outside_root: bool = False,
 ) -> HeaderSession:
     """Read the profile, its space (given, else the one it records) and the checked-in header.
 
-    `no_header_section` ends the message when the space has no ``header`` section.
+    `no_header_section` ends the message when the space has no ``header`` section. The space's
+    ``header.path`` must stay inside the project `root` (default: the space's repository)
+    unless `allow_outside_root`.
     """
     view = load_profile(profile)
     loaded = space if isinstance(space, Space) else space_for(view, space)
@@ -109,7 +121,11 @@ def open_session(
         raise HeaderError(
             f'{loaded.path}: $: the space has no "header" section; {no_header_section}'
         )
-    header_path = Path(header) if header else default_header_path(loaded)
+    header_path = (
+        Path(header)
+        if header
+        else default_header_path(loaded, root=root, allow_outside=allow_outside_root)
+    )
     return HeaderSession(
         profile=view, space=loaded, header_path=header_path, checked_in=read_header(header_path)
     )
@@ -148,7 +164,13 @@ def read_holds(path: Path) -> Holds:
     return holds
 
 
-def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
+def check_space_header(
+    space: Space,
+    include_incumbent: bool,
+    *,
+    root: Path | None = None,
+    allow_outside_root: bool = False,
+) -> list[str]:
     """The header rules against the space's checked-in header (what ``tune`` checks).
 
     With `include_incumbent`, incumbents missing from a grid are not problems: sweep
@@ -156,14 +178,17 @@ def check_space_header(space: Space, include_incumbent: bool) -> list[str]:
     """
     if space.header is None:
         return []
-    incumbents, path = checked_in_incumbents(space)
+    incumbents, path = checked_in_incumbents(space, root=root, allow_outside=allow_outside_root)
     return check_header_rules(
         space, incumbents, header=str(path), include_incumbent=include_incumbent
     )
 
 
-def space_with_incumbents(space: Space) -> Space:
+def space_with_incumbents(
+    space: Space, *, root: Path | None = None, allow_outside_root: bool = False
+) -> Space:
     """`space` with its checked-in header's incumbents added where a grid lacks them."""
     if space.header is None:
         return space
-    return add_incumbents(space, checked_in_incumbents(space)[0])
+    shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside_root)[0]
+    return add_incumbents(space, shipped)

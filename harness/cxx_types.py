@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from harness.cxx_macros import cxx_macros
 from harness.values import Value, order_key
 
 Kind = Literal["int", "bool", "enum", "real"]
@@ -45,6 +46,8 @@ CPP_KEYWORDS = frozenset(
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# ??= ??/ ??' ??( ??) ??! ??< ??> ??-: g++ warns about each under -Wall (-Wtrigraphs).
+_TRIGRAPH = re.compile(r"\?\?[=/'()!<>-]")
 
 
 def check_identifier(name: str, what: str) -> str:
@@ -55,7 +58,30 @@ def check_identifier(name: str, what: str) -> str:
         raise ValueError(f"{what} {name!r} is a C++ keyword; choose another name")
     if "__" in name or (name[0] == "_" and len(name) > 1 and name[1].isupper()):
         raise ValueError(f"{what} {name!r} is reserved for the implementation; rename it")
+    if name in cxx_macros():
+        raise ValueError(
+            f"{what} {name!r} is a macro of the compiler or of the headers the generated file "
+            "includes, so it cannot be declared; rename it"
+        )
     return name
+
+
+def check_comment(text: str, what: str) -> str:
+    """Return `text` if it can stand in a ``//`` comment; raise ValueError saying why not.
+
+    No control characters but newline and tab (a carriage return or form feed would end or
+    garble the comment) and no trigraphs (``??/`` is a backslash to -Wtrigraphs).
+    """
+    bad = [ch for ch in text if (ord(ch) < 32 and ch not in "\n\t") or ord(ch) == 127]
+    if bad:
+        raise ValueError(f"{what} contains control character {bad[0]!r}; remove it")
+    trigraph = _TRIGRAPH.search(text)
+    if trigraph:
+        raise ValueError(
+            f"{what} contains the trigraph {trigraph.group()!r}, which g++ warns about under "
+            "-Wall; write the question marks apart"
+        )
+    return text
 
 
 def check_namespace(namespace: str) -> str:

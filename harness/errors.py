@@ -25,6 +25,10 @@ class HeaderError(BenchspaceError):
     """A header cannot be generated, parsed, reviewed or ported."""
 
 
+class PathError(BenchspaceError):
+    """A path a space names leaves the project, or is a symbolic link not to be followed."""
+
+
 class UsageError(BenchspaceError):
     """Command-line misuse that argparse cannot catch by itself (exit 2)."""
 

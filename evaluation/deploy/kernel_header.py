@@ -19,6 +19,7 @@ Rendering goes through the generators' strict Jinja environment and identifier c
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,6 +48,7 @@ DEFAULT_BUCKETS: tuple[tuple[str, int | None], ...] = (
 LOWEST = 32
 """Smallest dimension of the anchor grid; the lowest bucket's range starts here."""
 ENV_SUFFIX = "GEMM_KERNEL"
+_BUCKET_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -189,6 +191,13 @@ def header_view(table: GemmTable) -> dict[str, Any]:
     except ValueError as exc:
         raise HeaderError(f"{spec.path}: cannot generate: {exc}") from None
     _check_buckets(spec.buckets)
+    for name, _ in spec.buckets:
+        # Bucket names are written into comments: a newline would let text out of one.
+        if not _BUCKET_NAME.fullmatch(name):
+            raise HeaderError(
+                f"{spec.path}: cannot generate: bucket name {name!r} is not upper-case letters, "
+                "digits and '_'; rename it"
+            )
     code = {k: i for i, k in enumerate(table.kernels)}
     names = [n for n, _ in spec.buckets]
     size = len(names)

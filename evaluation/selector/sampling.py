@@ -134,7 +134,7 @@ def biased_diverse(
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class SampleSpec:
+class SamplingPolicy:
     """A space file's ``sample`` block: which policy picks how many grid values per case."""
 
     policy: str
@@ -143,10 +143,10 @@ class SampleSpec:
     seed: int = 0
 
 
-def parse_sample(block: Any, where: str = "sample") -> SampleSpec:
-    """A :class:`SampleSpec` from a decoded ``sample`` block; ``where`` prefixes error paths
+def parse_sample(block: Any, where: str = "sample") -> SamplingPolicy:
+    """A :class:`SamplingPolicy` from a decoded ``sample`` block; ``where`` prefixes error paths
     (e.g. ``"spaces/cutlass.json: $.spaces[0].cases[2].sample"``)."""
-    if isinstance(block, SampleSpec):
+    if isinstance(block, SamplingPolicy):
         return block
     if not isinstance(block, Mapping):
         raise SpaceError(f"{where}: {block!r} must be an object with policy and budget")
@@ -167,7 +167,7 @@ def parse_sample(block: Any, where: str = "sample") -> SampleSpec:
     seed = block.get("seed", 0)
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise SpaceError(f"{where}.seed: {seed!r} must be a non-negative integer")
-    return SampleSpec(policy=policy, budget=budget, alpha=float(alpha), seed=seed)
+    return SamplingPolicy(policy=policy, budget=budget, alpha=float(alpha), seed=seed)
 
 
 def _dimension(case_fixed: Mapping[str, Value], key: str, where: str) -> int:
@@ -186,7 +186,7 @@ def _dimension(case_fixed: Mapping[str, Value], key: str, where: str) -> int:
 def sample_grid(
     values: Sequence[str],
     case_fixed: Mapping[str, Value],
-    sample: SampleSpec | Mapping[str, Any],
+    sample: SamplingPolicy | Mapping[str, Any],
     hw: Hardware,
     where: str = "case",
 ) -> list[str]:

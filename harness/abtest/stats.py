@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-from scipy.stats import mannwhitneyu
 
 from harness.errors import BenchspaceError
 
@@ -129,6 +128,8 @@ def mann_whitney_p(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided Mann-Whitney U p-value; 1.0 when there is too little data or no spread."""
     if len(a) < 2 or len(b) < 2 or len(set(a) | set(b)) < 2:
         return 1.0
+    from scipy.stats import mannwhitneyu  # imported here: scipy is slow to import
+
     return float(mannwhitneyu(a, b, alternative="two-sided").pvalue)
 
 

@@ -45,10 +45,12 @@ def measured_noise(measurements: Sequence[MeasurementRow]) -> tuple[float | None
         n = round(statistics.median(repeats))
         se_diff = math.sqrt(2.0) * median_sd(n) * statistics.median(rel)
         return 200.0 * se_diff, "repeats", len(rel)
+    # A reported spread of 0 is no measurement of noise (minibench writes stddev 0 for a
+    # configuration it timed once); such rows say nothing.
     reported = [
         float(m.spread) / abs(float(m.median))
         for m in measurements
-        if m.spread is not None and m.median is not None and m.median
+        if m.spread is not None and m.spread > 0 and m.median is not None and m.median
     ]
     if reported:
         return 200.0 * statistics.median(reported), "reported spread", len(reported)

@@ -18,8 +18,10 @@ the bench's *noise floor*:
   standard normal samples (1/sqrt(2) at R = 2, 0.670 at 3, 0.536 at 5): 2 sigma at R = 2,
   1.89 sigma at 3, 1.52 sigma at 5; more repeats, a tighter floor;
 * else from the benchmark's own reported spread (``spread``, e.g. Google Benchmark's stddev
-  aggregate): twice the median of ``spread / value``;
-* else unknown, and the caller's fallback (``--noise``, default 1 %) is used and said so.
+  aggregate): twice the median of ``spread / value`` over the rows that report one above 0
+  (a spread of 0 is minibench's for a configuration timed once: unknown, not noiseless);
+* else unknown, and the caller's fallback (``--noise``, default 1 %) is used and said so,
+  with what measuring it needs (``tune --repeats 3`` or more).
 
 Verdicts: ``dead`` (max spread within noise), ``flat`` (median within noise), ``keep``;
 ``untested`` when no slice holds two values. A value *never wins* when it is no case's best

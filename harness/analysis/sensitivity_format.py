@@ -131,8 +131,9 @@ def _noise_line(b: BenchReport, fallback: float) -> str:
     n = b.noise
     if n.source == "unknown":
         return (
-            f"{b.bench}: {n.pct:.2f} % (unknown: no repeats and no reported spread; using "
-            f"{fallback:g} %; tune with --repeats 3 to measure it, or set --noise PCT)"
+            f"{b.bench}: noise unknown: no repeats and no reported spread; using {fallback:g} % "
+            "for the verdicts; measuring it needs `benchspace tune --repeats 3` or more (or "
+            "set --noise PCT)"
         )
     if n.source == "flag":
         measured = "unknown" if n.measured_pct is None else f"{n.measured_pct:.2f} %"

@@ -25,6 +25,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "port": ("port", "write chosen constants into the checked-in header in place"),
     "ab": ("ab", "A/B two environments or executables, interleaved, with statistics"),
     "confirm": ("confirm", "A/B each proposed change at its consumers"),
+    "compare": ("compare", "compare two profiles: winners, NEW/OLD with its noise, header changes"),
     "cutlass": ("cutlass", "CUTLASS SM90 GEMM catalogue, data and kernel selector"),
 }
 

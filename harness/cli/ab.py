@@ -22,7 +22,7 @@ from harness.abtest.ab import (
 from harness.abtest.ab_format import render_ab
 from harness.abtest.stats import Comparison
 from harness.errors import UsageError
-from harness.execute.invoke import Invocation, RunOptions
+from harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOptions
 from harness.execute.readers import READERS
 from harness.spaces.load import load_space
 from harness.store import Store
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--metric", help="field to compare (required with --exe)")
     what.add_argument("--direction", choices=("min", "max"), help="which is better (default min)")
     what.add_argument("--build-dir", type=Path, default=Path("build"), help="default: build")
-    what.add_argument("--backend", default="CPU", help="passed to minibench executables")
+    what.add_argument("--backend", default=DEFAULT_BACKEND, help="passed to minibench executables")
     what.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
     what.add_argument("--timeout", type=float, default=600.0, help="seconds per invocation")
     sides = parser.add_argument_group("the two sides")

@@ -25,7 +25,7 @@ from harness.abtest.confirm import (
 )
 from harness.abtest.confirm_format import render_markdown
 from harness.errors import HeaderError, UsageError
-from harness.execute.invoke import RunOptions
+from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.jsonio import dumps, write_json_atomic
 from harness.profiles.read import load_profile
 from harness.spaces.load import load_space
@@ -130,8 +130,8 @@ def run(args: argparse.Namespace) -> int:
     changes = select(parse_changes(review, source), args.only)
     options = RunOptions(
         build_dir=args.build_dir or Path(meta.build_dir or "build"),
-        backend=meta.backend or "CPU",
-        dtype=meta.dtype or "float",
+        backend=meta.backend or DEFAULT_BACKEND,
+        dtype=meta.dtype or DEFAULT_DTYPE,
         timeout_s=args.timeout,
         host=platform.node(),
     )

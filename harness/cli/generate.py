@@ -7,6 +7,14 @@ The space defaults to the one the profile records (``meta.provenance.space_path`
 checked-in header, read for incumbents, is the space's ``header.path`` resolved against the
 repository root: the nearest directory above the space file that holds ``.git``, or the
 current directory when there is none. ``--header`` names it explicitly.
+
+Retunes are stable: a bucket keeps its incumbent (the checked-in value, or with
+``--incumbents-from OLD.json`` the value a header generated from an older profile has) unless the
+profile's winner beats it beyond the measured noise: the gain ``review`` reports (geometric mean
+over the bucket's cases of the speed-up) must exceed its noise (twice its standard error, from
+the measurements' spread). Ties keep the incumbent, so unchanged hardware gives an unchanged
+header. Without a spread (one sample per configuration) the winner replaces it.
+``--challenger-wins`` turns the rule off: the best score wins, however small the margin.
 """
 
 from __future__ import annotations
@@ -19,6 +27,8 @@ from pathlib import Path
 from generators.header_io import write_header
 from generators.session import open_session, read_holds
 from harness.errors import BenchspaceError, HeaderError
+from harness.profiles.read import load_profile
+from harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,13 +57,32 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="keep the old value of every change this `benchspace confirm --out` file rejected",
     )
     parser.add_argument(
+        "--challenger-wins",
+        action="store_true",
+        help="the profile's best value replaces the incumbent even when it wins within the "
+        "measured noise (default: the incumbent is kept unless beaten beyond the noise)",
+    )
+    parser.add_argument(
+        "--incumbents-from",
+        metavar="OLD_PROFILE.json",
+        help="take the incumbents from the header this older profile generates, not from the "
+        "checked-in header",
+    )
+    parser.add_argument(
         "--check", action="store_true", help="write nothing; exit 1 if --out differs"
     )
+    add_root_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
-    session = open_session(args.profile, space=args.space, header=args.header)
+    session = open_session(
+        args.profile,
+        space=args.space,
+        header=args.header,
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
+    )
     if session.checked_in is None and args.header:
         raise HeaderError(
             f"{session.header_path}: no such file; check --header (leave it out when "
@@ -63,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
         include_incumbent=args.include_incumbent,
         allow_space_mismatch=args.allow_space_mismatch,
         holds=read_holds(Path(args.hold)) if args.hold else None,
+        keep_incumbents=not args.challenger_wins,
+        previous=load_profile(args.incumbents_from) if args.incumbents_from else None,
     )
     for note in generated.notes:
         print(f"note: {note}", file=sys.stderr)
@@ -80,6 +111,13 @@ def run(args: argparse.Namespace) -> int:
     write_header(out, generated.text)
     origins = [b.origin for c in generated.model.constants for b in c.buckets]
     held = f", {origins.count('held')} held after confirm" if "held" in origins else ""
+    kept = sum(
+        b.challenger is not None and b.origin == "profile"
+        for c in generated.model.constants
+        for b in c.buckets
+    )
+    if kept:
+        held += f"; {kept} incumbents kept: the profile's winner won within noise"
     print(
         f"wrote {out}: {len(generated.model.constants)} constants, {len(origins)} values "
         f"({origins.count('profile')} from the profile, {origins.count('fallback')} fallback, "

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 from pathlib import Path
 
-from generators.header_io import default_header_path, read_header, repo_root, write_header
+from generators.header_io import default_header_path, read_header, write_header
 from generators.header_parse import ParsedHeader
 from generators.port import accepted_constants, check_accepted, port_values, select_constants
 from harness.errors import HeaderError, UsageError
+from harness.project_paths import ALLOW_OPTION, add_root_arguments
 from harness.spaces.load import load_space
 
 
@@ -19,8 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--generated", required=True, help="header written by `generate`")
     parser.add_argument(
         "--header",
-        help="checked-in header to edit (default: the header.path of the space the generated "
-        "header names, under the repository root)",
+        help="checked-in header to edit (or give --space)",
+    )
+    parser.add_argument(
+        "--space",
+        help="space whose header.path (under its project root) is the header to edit",
     )
     which = parser.add_mutually_exclusive_group(required=True)
     which.add_argument(
@@ -32,20 +35,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--accepted", metavar="REVIEW.json", help="port the accepted changes of a review"
     )
     parser.add_argument("--dry-run", action="store_true", help="print the edits, write nothing")
+    add_root_arguments(parser)
 
 
-def _named_header(generated: ParsedHeader) -> Path:
-    """The checked-in header of the space the generated header's banner names."""
-    match = re.search(r"\(space (.+) [0-9a-f]{12}\)", generated.banner)
-    if match is None:
+def _space_header(args: argparse.Namespace, generated: ParsedHeader) -> Path:
+    """The header to edit: --header, else the header.path of --space (inside its project)."""
+    if args.header:
+        return Path(args.header)
+    if not args.space:
+        # The banner names the space the header was generated from, but the generated header
+        # is the input under review: following it would let that file choose what is edited.
         raise UsageError(
-            f"{generated.source}: names no space in its first line; pass --header, the "
-            "checked-in header to edit"
+            f"{generated.source}: port does not follow the space named in a generated header's "
+            "banner; pass --header, the checked-in header to edit, or --space, the space whose "
+            "header.path it is"
         )
-    space = load_space(repo_root(Path.cwd()) / match.group(1))
+    space = load_space(args.space)
     if space.header is None:
         raise UsageError(f"{space.path}: has no header section; pass --header")
-    return default_header_path(space)
+    return default_header_path(space, root=args.root, allow_outside=args.allow_outside_root)
+
+
+def _real_target(path: Path, allow: bool) -> Path:
+    """The file to write: `path`, or the real target of a symbolic link when allowed."""
+    if not path.is_symlink():
+        return path
+    if not allow:
+        raise HeaderError(
+            f"{path}: is a symbolic link (to {path.resolve()}); writing it would replace the link "
+            "by a plain file and leave the real header unchanged: pass the real header as "
+            f"--header, or {ALLOW_OPTION} to edit it through the link"
+        )
+    return path.resolve()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -54,7 +75,8 @@ def run(args: argparse.Namespace) -> int:
     generated = read_header(generated_path)
     if generated is None:
         raise HeaderError(f"{generated_path}: no such file; run `benchspace generate` first")
-    header_path = Path(args.header) if args.header else _named_header(generated)
+    header_path = _space_header(args, generated)
+    target = _real_target(header_path, args.allow_outside_root)
     header = read_header(header_path)
     if header is None:
         raise HeaderError(f"{header_path}: no such file; pass the checked-in header as --header")
@@ -83,6 +105,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"dry run: {len(edits)} values would change, {unchanged} already equal")
         return 0
     if edits:
-        write_header(header_path, text)
+        write_header(target, text)
     print(f"ported {len(edits)} values into {header_path} ({unchanged} already equal)")
     return 0

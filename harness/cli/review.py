@@ -11,6 +11,7 @@ from generators.review import review_header
 from generators.review_format import render_review
 from generators.session import open_session
 from harness.errors import HeaderError
+from harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -29,12 +30,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="accept incumbents missing from a grid (they show as not measured)",
     )
+    add_root_arguments(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
     session = open_session(
-        args.profile, space=args.space, header=args.header, no_header_section="nothing to review"
+        args.profile,
+        space=args.space,
+        header=args.header,
+        no_header_section="nothing to review",
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
     )
     generated_path = Path(args.generated)
     generated = read_header(generated_path)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import platform
 import sys
 from collections.abc import Callable
@@ -12,11 +13,12 @@ from pathlib import Path
 from harness.errors import BenchspaceError, UsageError
 from harness.execute.affinity import available_cpus, place
 from harness.execute.executor import Executor, LocalExecutor
-from harness.execute.invoke import RunOptions
+from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
 from harness.plan import Sampler
 from harness.profiles.model import Profile
+from harness.project_paths import add_root_arguments
 from harness.provenance import gpu_info
 from harness.spaces.load import load_space
 from harness.spaces.model import Bench, Case, Space
@@ -35,8 +37,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--out", type=Path, help="profile (default <build-dir>/tuning/profile.json)"
     )
     parser.add_argument("--store", type=Path, help="measurement store (default beside the profile)")
-    parser.add_argument("--backend", default="CPU", help="passed to minibench executables")
-    parser.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
+    parser.add_argument(
+        "--backend",
+        help="passed to minibench executables (default: the space's defaults.backend, else "
+        f"{DEFAULT_BACKEND})",
+    )
+    parser.add_argument(
+        "--type",
+        dest="dtype",
+        help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
+    )
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
     parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
     parser.add_argument(
@@ -110,13 +120,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
     parser.add_argument("--min-iters", type=int, default=1)
     parser.add_argument("--max-iters", type=int, default=20)
+    add_root_arguments(parser)
 
 
-def _header_check() -> HeaderCheck:
+def _header_check(args: argparse.Namespace) -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
     from generators.session import check_space_header
 
-    return check_space_header
+    return functools.partial(
+        check_space_header, root=args.root, allow_outside_root=args.allow_outside_root
+    )
 
 
 def _sampler(hardware: str) -> Sampler:
@@ -141,6 +154,12 @@ def _sampler(hardware: str) -> Sampler:
     return sample
 
 
+def _default(space: Space, key: str, fallback: str) -> str:
+    """The space's ``defaults`` value of `key` (a string), else `fallback`."""
+    value = space.defaults.get(key)
+    return value if isinstance(value, str) else fallback
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the sweep or the validation."""
     if args.topk < 1:
@@ -156,12 +175,12 @@ def run(args: argparse.Namespace) -> int:
             "--jobs/--gpus do not apply with --dask: the scheduler places the work (one job "
             "per worker thread); drop them, and size the workers instead"
         )
-    space = load_space(args.space)
+    space = load_space(args.space, allow_outside_root=args.allow_outside_root)
     gpu, _ = gpu_info()
     run_options = RunOptions(
         build_dir=args.build_dir,
-        backend=args.backend,
-        dtype=args.dtype,
+        backend=args.backend or _default(space, "backend", DEFAULT_BACKEND),
+        dtype=args.dtype or _default(space, "type", DEFAULT_DTYPE),
         timeout_s=args.timeout or 600.0,
         warmup=args.warmup,
         min_time_ms=args.min_time,
@@ -174,7 +193,7 @@ def run(args: argparse.Namespace) -> int:
     if unknown:
         known = ", ".join(b.name for b in space.benches)
         raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
-    problems = _header_check()(space, args.include_incumbent) if space.header else []
+    problems = _header_check(args)(space, args.include_incumbent) if space.header else []
     if args.validate:
         return _validate(space, run_options, args, problems)
     if problems:
@@ -187,7 +206,9 @@ def run(args: argparse.Namespace) -> int:
     if args.include_incumbent and space.header is not None:
         from generators.session import space_with_incumbents
 
-        space = space_with_incumbents(space)
+        space = space_with_incumbents(
+            space, root=args.root, allow_outside_root=args.allow_outside_root
+        )
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
-from harness.errors import SpaceError
+from harness.errors import PathError, SpaceError
+from harness.project_paths import add_root_arguments, find_project_root, inside_project
 from harness.spaces.load import load_space
 from harness.spaces.model import case_count, count_invocations, count_with_repeats
 
@@ -19,13 +21,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="FILE",
         help="space file to check (repeat for several)",
     )
+    add_root_arguments(parser)
 
 
-def validate_line(path: str) -> tuple[bool, list[str]]:
+def validate_line(
+    path: str, *, root: Path | None = None, allow_outside_root: bool = False
+) -> tuple[bool, list[str]]:
     """Check one file: (ok, output lines)."""
     try:
-        space = load_space(path)
-    except SpaceError as exc:
+        space = load_space(path, allow_outside_root=allow_outside_root)
+        if space.header is not None:
+            # What generate, review, port and tune will resolve: inside the project.
+            inside_project(
+                Path(space.header.path),
+                root or find_project_root(space.path.parent) or Path.cwd(),
+                where=f"{space.path}: $.header.path",
+                allow_outside=allow_outside_root,
+            )
+    except (SpaceError, PathError) as exc:
         return False, [f"error: {line}" for line in str(exc).splitlines()]
     benches, cases = len(space.benches), case_count(space)
     once, repeated = count_invocations(space), count_with_repeats(space)
@@ -43,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     """Print one line per valid file and one per problem; exit 1 if any file is invalid."""
     all_ok = True
     for path in args.space:
-        ok, lines = validate_line(path)
+        ok, lines = validate_line(path, root=args.root, allow_outside_root=args.allow_outside_root)
         all_ok = all_ok and ok
         for line in lines:
             print(line, file=sys.stdout if ok else sys.stderr)

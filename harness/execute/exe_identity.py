@@ -26,7 +26,7 @@ _Stat = tuple[int, int, int, int]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Change:
+class ExecutableChange:
     """An executable whose content changed while benchspace ran."""
 
     path: str
@@ -54,7 +54,7 @@ class Change:
 
 _LOCK = threading.Lock()
 _KNOWN: dict[str, tuple[_Stat, str]] = {}
-_CHANGES: list[Change] = []
+_CHANGES: list[ExecutableChange] = []
 
 
 def _stat_key(st: os.stat_result) -> _Stat:
@@ -88,12 +88,14 @@ def current_sha256(path: str | Path) -> str:
         previous = _KNOWN.get(key)
         if previous is not None and previous[1] != sha:
             when = datetime.now(UTC).isoformat(timespec="seconds")
-            _CHANGES.append(Change(path=key, old_sha256=previous[1], new_sha256=sha, seen_at=when))
+            _CHANGES.append(
+                ExecutableChange(path=key, old_sha256=previous[1], new_sha256=sha, seen_at=when)
+            )
         _KNOWN[key] = (stat, sha)
     return sha
 
 
-def take_changes() -> list[Change]:
+def take_changes() -> list[ExecutableChange]:
     """The changes seen since the last call (each is reported once)."""
     with _LOCK:
         out = list(_CHANGES)

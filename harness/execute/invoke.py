@@ -28,13 +28,19 @@ TAIL_CHARS = 2000
 OUTPUT_FILES = {"minibench-csv": "out.csv", "gbench-json": "out.json"}
 
 
+DEFAULT_BACKEND = "NETLIB"
+"""minibench's ``--backend`` when neither the command line nor the space's ``defaults`` sets
+one: BatchLAS's CPU backend, the one every BatchLAS benchmark registers without a GPU."""
+DEFAULT_DTYPE = "float"
+
+
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """Sweep-wide settings that shape every argv (BatchLAS's timing flags among them)."""
 
     build_dir: Path = Path("build")
-    backend: str = "CPU"
-    dtype: str = "float"
+    backend: str = DEFAULT_BACKEND
+    dtype: str = DEFAULT_DTYPE
     timeout_s: float = 600.0
     warmup: int = 2
     min_time_ms: float = 25.0

@@ -1,17 +1,30 @@
 """``tune --validate``: one cheap invocation per bench, in seconds, before a long sweep.
 
-Checks that the executable is there, that it runs, that the row is present and unambiguous,
-that the metric is there, and — where the executable reports its argument names (Google
-Benchmark's ``ArgNames``) or count (minibench's ``arg0..argN``) — that they match ``arg_spec``.
+Checks that the executable is there, that it runs, that the row is present and unambiguous and
+that the metric is there; then, per bench, what it could and could not check of the arguments
+and rows (harness/execute/describe.py): the executable's ``--describe`` answer where it has
+one, else what its output tells (Google Benchmark names its arguments; minibench cannot tell).
+A check that cannot be made is reported as "not checked", never as passed.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
 from dataclasses import dataclass, replace
+from pathlib import Path
 
+from harness.execute.describe import (
+    DESCRIBE_FLAG,
+    Check,
+    Description,
+    args_check,
+    parse_description,
+    rows_check,
+)
 from harness.execute.invoke import RunOptions, build_invocation, resolve_executable
 from harness.execute.process import execute
-from harness.execute.readers import Row
 from harness.plan import ParamValue, Task, make_config
 from harness.spaces.model import Bench
 
@@ -24,10 +37,39 @@ class ProbeResult:
     state: str
     """``ok``, ``failed``, ``missing`` or ``skipped``."""
     message: str
+    checks: tuple[Check, ...] = ()
+    """What it checked of the arguments and rows, and what it could not."""
 
     def line(self) -> str:
-        """One line for the terminal."""
-        return f"{self.state:<8} {self.bench}: {self.message}"
+        """One line for the terminal: the verdict, then every check's state."""
+        rest = "".join(f"; {c.text()}" for c in self.checks)
+        return f"{self.state:<8} {self.bench}: {self.message}{rest}"
+
+
+DESCRIBE_TIMEOUT_S = 5.0
+
+
+def describe(exe: Path, *, timeout_s: float = DESCRIBE_TIMEOUT_S) -> Description | str:
+    """Ask an executable ``--describe``; the description, or why there is none."""
+    with tempfile.TemporaryDirectory(prefix="benchspace-describe-") as cwd:
+        try:
+            done = subprocess.run(
+                [str(exe), DESCRIBE_FLAG],
+                cwd=cwd,
+                env=dict(os.environ),
+                capture_output=True,
+                text=True,
+                errors="replace",
+                timeout=timeout_s,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            return f"{DESCRIBE_FLAG} did not answer within {timeout_s:g} s"
+        except OSError as exc:
+            return f"{DESCRIBE_FLAG} could not run ({exc.strerror})"
+    if done.returncode != 0:
+        return f"the executable does not answer {DESCRIBE_FLAG} (exit {done.returncode})"
+    return parse_description(done.stdout)
 
 
 def first_config(bench: Bench) -> dict[str, ParamValue]:
@@ -39,29 +81,6 @@ def first_config(bench: Bench) -> dict[str, ParamValue]:
     return values
 
 
-def arg_mismatch(bench: Bench, row: Row) -> str | None:
-    """Why the executable's reported arguments disagree with ``arg_spec``, or None."""
-    if not row.args:
-        return None
-    expected = [item.text for item in bench.arg_spec if item.is_param]
-    if len(expected) != len(bench.arg_spec):
-        return None  # templates: the executable cannot name what it receives
-    names = [name for name, _ in row.args]
-    if all(name is not None for name in names):
-        if names != expected:
-            return (
-                f"the executable reports arguments {names} but arg_spec is {expected}; "
-                "fix arg_spec to match the executable"
-            )
-        return None
-    if len(names) != len(expected):
-        return (
-            f"the executable reports {len(names)} arguments but arg_spec has "
-            f"{len(expected)} ({expected}); fix arg_spec to match the executable"
-        )
-    return None
-
-
 def probe_bench(bench: Bench, options: RunOptions, *, skip_missing: bool) -> ProbeResult:
     """Run one cheap invocation of a bench and judge it."""
     exe_path = resolve_executable(bench.exe, options.build_dir)
@@ -69,6 +88,7 @@ def probe_bench(bench: Bench, options: RunOptions, *, skip_missing: bool) -> Pro
         where = f"{options.build_dir}/benchmarks/{bench.exe} or {options.build_dir}/{bench.exe}"
         state = "skipped" if skip_missing else "missing"
         return ProbeResult(bench=bench.name, state=state, message=f"no executable at {where}")
+    description = describe(exe_path)
     cheap = replace(options, warmup=0, min_time_ms=0.0, min_iters=1, max_iters=1)
     task = Task(
         bench=bench.name, case_index=0, phase="validate", config=make_config(first_config(bench))
@@ -81,11 +101,16 @@ def probe_bench(bench: Bench, options: RunOptions, *, skip_missing: bool) -> Pro
         if m.stderr_tail.strip():
             detail += f" (stderr: {m.stderr_tail.strip().splitlines()[-1]})"
         return ProbeResult(bench=bench.name, state="failed", message=f"{m.status}: {detail}")
-    mismatch = arg_mismatch(bench, outcome.row) if outcome.row is not None else None
-    if mismatch is not None:
-        return ProbeResult(bench=bench.name, state="failed", message=mismatch)
+    checks = (args_check(bench, description, outcome.row), rows_check(bench, description))
+    failed = [c for c in checks if c.state == "failed"]
+    if failed:
+        others = tuple(c for c in checks if c is not failed[0])
+        return ProbeResult(
+            bench=bench.name, state="failed", message=failed[0].detail, checks=others
+        )
     return ProbeResult(
         bench=bench.name,
         state="ok",
         message=f"{bench.exe} row {m.row!r} {bench.metric} = {m.value:g} ({m.duration_s:.2f} s)",
+        checks=checks,
     )

@@ -110,8 +110,8 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
 
     Names may be quoted (they contain commas); an unquoted name with commas (older minibench)
     is rejoined. When a metric has no ``<metric>_std`` column its spread is derived from the
-    relative spread of the iteration times (``stddev_ms / avg_ms``), exact for per-time metrics
-    and first-order for rates. A repeated column name keeps its first value.
+    relative spread of the iteration times (``stddev_ms / avg_ms``); none for a row timed once
+    (``iterations`` <= 1: unknown, not 0). A repeated column name keeps its first value.
     """
     records = _csv_records(text, source)
     if not records:
@@ -124,8 +124,7 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
         )
     rows = []
     for record in records[1:]:
-        if len(record) > len(header):
-            extra = len(record) - len(header)
+        if (extra := len(record) - len(header)) > 0:
             record = [",".join(record[: extra + 1]), *record[extra + 1 :]]
         fields: dict[str, float | str] = {}
         args: list[tuple[str | None, str]] = []
@@ -136,9 +135,10 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
                     args.append((None, record[i].strip()))
             elif value is not None and column not in fields:
                 fields[column] = value
-        spread = _spreads(fields)
+        once = isinstance(it := fields.get("iterations"), float) and it <= 1
+        spread = {} if once else _spreads(fields)
         avg, std = fields.get("avg_ms"), fields.get("stddev_ms")
-        if isinstance(avg, float) and isinstance(std, float):
+        if isinstance(avg, float) and isinstance(std, float) and not once:
             spread.setdefault("avg_ms", std)
             if avg > 0:
                 for name, value in fields.items():

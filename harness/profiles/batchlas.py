@@ -1,15 +1,36 @@
-"""BatchLAS profiles (version 0): what their measurements lack, recovered from what they have.
+"""BatchLAS's profile layout: its ``args``, and what its measurements lack, recovered.
 
-A BatchLAS measurement has no case index and no parameters, only its ``args`` and ``env`` as
-text: its values are parsed here (and nowhere else), and its case is the one of
-``per_case_best`` whose fixed values its args match.
+BatchLAS writes a row's ``args`` as the positional arguments in ``arg_spec`` order (integers:
+tune.py's ``_args_from_spec``), and its ``sensitivity.py`` zips ``arg_spec`` with them;
+`positional_args` gives benchspace's rows the same field. A BatchLAS measurement (version 0)
+has no case index and no parameters, only its ``args`` and ``env``: its values are parsed here
+(and nowhere else), and its case is the one of ``per_case_best`` whose fixed values its args
+match.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from harness.spaces.model import ArgItem
 from harness.values import ParamValue, Value, parse_value
+
+
+def positional_args(
+    arg_spec: Sequence[str], argv: Sequence[str], values: Mapping[str, ParamValue]
+) -> tuple[Value, ...]:
+    """A row's ``args`` as BatchLAS writes them: per ``arg_spec`` entry, the parameter's value
+    (from `values`: an integer stays an integer); for a template entry (``--n={n}``), or a
+    value `values` lacks, its word of `argv` (whose last words are the arg_spec's)."""
+    words = list(argv[-len(arg_spec) :]) if arg_spec and len(argv) >= len(arg_spec) else []
+    out: list[Value] = []
+    for i, text in enumerate(arg_spec):
+        value = values.get(text) if ArgItem.parse(text).is_param else None
+        if value is not None:
+            out.append(value)
+        elif words:
+            out.append(words[i])
+    return tuple(out)
 
 
 def batchlas_scalar(text: object) -> ParamValue:

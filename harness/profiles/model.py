@@ -19,7 +19,7 @@ from harness.measurement import Value
 from harness.plan import ParamValue
 
 PROFILE_FORMAT = "benchspace-profile"
-PROFILE_VERSION = 1
+PROFILE_VERSION = 2
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -62,6 +62,11 @@ class MeasurementRow:
     params: Mapping[str, ParamValue]
     """The tuned values (grid, pre-tuned and env ones; None = an env variable left unset)."""
     args: tuple[Value, ...] = ()
+    """The positional arguments in ``arg_spec`` order, as BatchLAS writes them: a parameter's
+    value (an integer stays an integer), a template entry's rendered word."""
+    argv: tuple[str, ...] = ()
+    """The whole command line of its first repeat (the executable first; empty in profiles
+    that do not record it: BatchLAS's)."""
     env: Mapping[str, str | None] = field(default_factory=dict)
     samples: tuple[float, ...] = ()
     """Every successful repeat's value."""

@@ -1,6 +1,8 @@
 """The one profile reader: every format version into the records of harness/profiles/model.py.
 
-Version 1 is what ``tune`` writes. Version 0 is BatchLAS's profile (no ``format`` key): it is
+Version 2 is what ``tune`` writes; version 1 is upgraded to it first (harness/profiles/
+upgrade.py: its ``args`` were the whole argv). Version 0 is BatchLAS's profile (no ``format``
+key): it is
 upgraded here, once and fully, so no consumer sees a difference. Its measurements have no case
 index, parameters or spread: each one's case and parameters are recovered from its ``args`` /
 ``env`` (BatchLAS writes them as text: harness/profiles/batchlas.py parses them) and the cases'
@@ -37,6 +39,7 @@ from harness.profiles.model import (
     TopCase,
     TopEntry,
 )
+from harness.profiles.upgrade import upgrade_v1
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -90,6 +93,8 @@ class _Reader(FieldReader):
                     f"{self.source}: $.version: {version} is newer than this benchspace reads "
                     f"({PROFILE_VERSION}); upgrade benchspace"
                 )
+            if version == 1:
+                doc = upgrade_v1(doc)
         meta = self.meta(doc.get("meta", {}), ("meta",))
         results = self.each(
             doc.get("results", []), ("results",), lambda v, w: self.result(v, w, version)
@@ -233,6 +238,7 @@ class _Reader(FieldReader):
             fixed=fixed,
             params=params,
             args=args,
+            argv=self.texts(m.get("argv") or [], at("argv")),
             env=env,
             spread=spread,
             median=median,

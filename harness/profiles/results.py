@@ -8,6 +8,7 @@ from dataclasses import replace
 
 from harness.measurement import Measurement
 from harness.plan import Config, MainPlan
+from harness.profiles.batchlas import positional_args
 from harness.profiles.model import (
     BenchResult,
     Coverage,
@@ -33,11 +34,14 @@ from harness.spaces.model import Bench
 def measurement_row(bench: Bench, agg: Aggregate) -> MeasurementRow:
     """The profile row of one (case, configuration) and its repeats."""
     summary = agg.summary
+    fixed = bench.cases[agg.case_index].fixed
+    arg_spec = [item.text for item in bench.arg_spec]
     return MeasurementRow(
         case_index=agg.case_index,
-        fixed=bench.cases[agg.case_index].fixed,  # one mapping per case, shared by its rows
+        fixed=fixed,  # one mapping per case, shared by its rows
         params=dict(agg.config),
-        args=agg.argv[1:],
+        args=positional_args(arg_spec, agg.argv, {**fixed, **dict(agg.config)}),
+        argv=agg.argv,
         env=agg.env,
         samples=agg.samples,
         spread=agg.spread,

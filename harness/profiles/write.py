@@ -1,4 +1,8 @@
-"""The one profile writer: the records as the JSON document ``tune`` has always written."""
+"""The one profile writer: the records as the JSON document of the current version.
+
+Rows keep BatchLAS's layout (``args`` = the positional arguments, ``env``, ``value``) so that
+BatchLAS's own scripts read them; ``measurements`` holds the configurations with a value (a
+configuration whose every repeat failed is in ``failures``, as each of its attempts)."""
 
 from __future__ import annotations
 
@@ -28,6 +32,7 @@ def row_data(row: MeasurementRow) -> dict[str, Any]:
         "fixed": dict(row.fixed),
         "params": dict(row.params),
         "args": list(row.args),
+        "argv": list(row.argv),
         "env": dict(row.env),
         "samples": list(row.samples),
         "spread": row.spread,
@@ -127,7 +132,7 @@ def result_data(result: BenchResult) -> dict[str, Any]:
         "best": None if result.best is None else top_data(result.best),
         "top": [top_data(t) for t in result.top],
         "per_case_best": [row_data(r) for r in result.per_case_best],
-        "measurements": [row_data(r) for r in result.measurements],
+        "measurements": [row_data(r) for r in result.rows],
         "coverage": _coverage_data(result.coverage),
     }
 

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from harness.cxx_types import INT_RANGES, value_fits
 from harness.errors import json_path
+from harness.spaces.header_names import name_problems
 from harness.spaces.model import Bench, HeaderSpec, Space
 from harness.spaces.schema import did_you_mean, show
 
 
 def header_problems(header: HeaderSpec, space: Space) -> list[str]:
     """The rules about the header section and how the benches feed it."""
-    out = _bucket_rules(header)
+    out = _bucket_rules(header) + name_problems(header)
     names = [b.name for b in space.benches]
     first: dict[str, int] = {}
     fed: set[str] = set()

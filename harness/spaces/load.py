@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.errors import SpaceError, json_path
+from harness.errors import PathError, SpaceError, json_path
+from harness.project_paths import find_project_root, inside_project
 from harness.spaces.model import (
     DEFAULT_BUCKETS,
     DEFAULT_READER,
@@ -165,11 +167,17 @@ def parse_space(
     return space
 
 
-def load_space(path: str | Path) -> Space:
-    """Read and validate a space file (both passes); raises SpaceError."""
+def load_space(path: str | Path, *, allow_outside_root: bool = False) -> Space:
+    """Read and validate a space file (both passes); raises SpaceError.
+
+    Grid files must lie inside the space's project (`harness.project_paths`; the space's own
+    directory when it is in no project) unless `allow_outside_root`.
+    """
     source = str(path)
     data, digest = read_json(Path(path), source)
-    expanded, files = expand_grid_files(data, Path(path).parent, source)
+    expanded, files = expand_grid_files(
+        data, Path(path).parent, source, allow_outside_root=allow_outside_root
+    )
     if files:
         # The space's identity covers the grids it reads from other files.
         h = hashlib.sha256(digest.encode())
@@ -186,11 +194,12 @@ def read_grid_file(path: Path) -> list[str]:
 
 
 def expand_grid_files(
-    data: object, base: Path, source: str
+    data: object, base: Path, source: str, *, allow_outside_root: bool = False
 ) -> tuple[object, list[tuple[str, str]]]:
     """Replace every grid written as ``{"file": PATH}`` (relative to the space file) by the
     file's values. Returns the expanded copy and (path, text) of every file read."""
     files: list[tuple[str, str]] = []
+    root = find_project_root(base) or base
     if not isinstance(data, dict) or not isinstance(data.get("spaces"), list):
         return data, files
 
@@ -200,7 +209,16 @@ def expand_grid_files(
         out: dict[str, Any] = {}
         for key, grid in mapping.items():
             if isinstance(grid, dict) and set(grid) == {"file"} and isinstance(grid["file"], str):
-                target = base / grid["file"]
+                try:
+                    target = inside_project(
+                        Path(os.path.abspath(base / grid["file"])),
+                        root,
+                        where=f"{source}: {where}.{key}.file",
+                        allow_outside=allow_outside_root,
+                        shown=grid["file"],
+                    )
+                except PathError as exc:
+                    raise SpaceError(str(exc)) from None
                 try:
                     values = read_grid_file(target)
                     files.append((grid["file"], target.read_text("utf-8")))

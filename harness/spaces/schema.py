@@ -152,11 +152,13 @@ def _message(error: ValidationError) -> str:
             f"has {_items(len(value))} but allows at most {arg}; {hint or 'remove the extra items'}"
         )
     if kind == "minimum":
-        return f"value {show(value)} is below the minimum {arg}; use {arg} or more"
+        fix = schema.get("x-min-hint") or f"use {arg} or more"
+        return f"value {show(value)} is below the minimum {arg}; {fix}"
     if kind == "exclusiveMinimum":
         return f"value {show(value)} must be greater than {arg}; use a larger value"
     if kind == "maximum":
-        return f"value {show(value)} is above the maximum {arg}; use {arg} or less"
+        fix = schema.get("x-max-hint") or f"use {arg} or less"
+        return f"value {show(value)} is above the maximum {arg}; {fix}"
     if kind == "pattern":
         what = schema.get("x-what", "value")
         return f"value {show(value)} is not a valid {what}; {hint or 'match ' + str(arg)}"

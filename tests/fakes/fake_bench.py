@@ -20,6 +20,15 @@ its process group), ``setsid`` (leaves a grandchild in a session of its own), ``
 (a time of 0, a negative time).
 Every invocation appends its argv to ``FAKE_LOG`` when set, so tests can count runs, and the
 pid of every process it leaves behind to ``FAKE_PIDS``.
+
+``--describe`` (benchspace's convention, docs/formats.md) is answered only when
+``FAKE_DESCRIBE_ARGS`` is set (comma list of argument names; ``FAKE_DESCRIBE_ROWS`` the row
+names): one JSON line, exit 0. Otherwise the flag is ignored like any other, as an executable
+that does not know the convention would. ``FAKE_NAMES=batchlas`` names rows as BatchLAS's
+minibench does, ``(BM_FAKE<float, batchlas::Backend::NETLIB>)``, from ``--backend`` and
+``--type``, and prints no row for a backend other than NETLIB or CUDA. ``FAKE_ITERATIONS=1``
+reports what minibench writes for a configuration slower than ``--min_time``: one timed
+iteration, stddev 0.
 """
 
 from __future__ import annotations
@@ -98,6 +107,13 @@ def main(argv: list[str]) -> int:
     if log:
         with open(log, "a", encoding="utf-8") as fh:
             fh.write(json.dumps(argv) + "\n")
+    described = os.environ.get("FAKE_DESCRIBE_ARGS")
+    if "--describe" in argv and described is not None:
+        rows = [r for r in os.environ.get("FAKE_DESCRIBE_ROWS", "BM_FAKE").split(",") if r]
+        doc = {"format": "benchspace-describe", "version": 1}
+        doc.update(args=[a for a in described.split(",") if a], rows=rows)
+        print(json.dumps(doc))
+        return 0
     csv_out = json_out = None
     positional: list[int] = []
     for arg in argv:
@@ -150,6 +166,12 @@ def main(argv: list[str]) -> int:
     rows = [("BM_FAKE<float>", value)]
     if mode == "rows" or os.environ.get("FAKE_ROWS"):
         rows = [("BM_FAKE_SETUP<float>", 1.0), ("BM_FAKE_MAIN<float>", value)]
+    if os.environ.get("FAKE_NAMES") == "batchlas":
+        flags = dict(a[2:].split("=", 1) for a in argv if a.startswith("--") and "=" in a)
+        backend, dtype = flags.get("backend", ""), flags.get("type", "float")
+        known = backend in ("NETLIB", "CUDA")
+        rows = [(f"({n.split('<')[0]}<{dtype}, batchlas::Backend::{backend}>)", v) for n, v in rows]
+        rows = rows if known else []
     text = _gbench(rows, positional) if json_out is not None else _minibench(rows, positional)
     if mode == "garbage":
         text = "\x00\x01 not a benchmark table \ufffd\n"
@@ -176,9 +198,12 @@ def _minibench(rows: list[tuple[str, float]], args: list[int]) -> str:
     head = ["name"] + [f"arg{i}" for i in range(len(args))]
     head += ["iterations", "avg_ms", "stddev_ms", "Time (µs) / matrix", "Time (µs) / matrix_std"]
     lines = [",".join(head)]
+    iterations = int(os.environ.get("FAKE_ITERATIONS", "10"))
+    std = 0.0001 if iterations > 1 else 0.0
     for name, value in rows:
         cells = [f'"{name}"'] + [str(a) for a in args]
-        cells += ["10", f"{value / 1000:.6f}", "0.000100", f"{value:.6f}", f"{value / 100:.6f}"]
+        cells += [str(iterations), f"{value / 1000:.6f}", f"{std:.6f}", f"{value:.6f}"]
+        cells += [f"{value / 100 if iterations > 1 else 0.0:.6f}"]
         lines.append(",".join(cells))
     return "\n".join(lines) + "\n"
 

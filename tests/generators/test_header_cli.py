@@ -182,25 +182,25 @@ def test_review_formats(at_root: None, capsys: pytest.CaptureFixture[str]) -> No
     assert "MATMUL_BLOCK_TINY: 64 -> 32" in capsys.readouterr().out
 
 
-def test_port_finds_the_checked_in_header_through_the_banner(
+def test_port_finds_the_checked_in_header_through_space_not_the_banner(
     at_root: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     # The golden names tests/generators/spaces/demo_like.json, whose header.path is the
-    # demo's checked-in header; a dry run reads it and writes nothing.
+    # demo's checked-in header. port does not follow that banner (the generated header is the
+    # input under review); --space names the space, and a dry run writes nothing.
     target = ROOT / "include" / "benchspace_demo" / "tuning_params.hh"
     if not target.exists():
         pytest.skip("the demo header is not in this checkout")
     before = target.read_bytes()
-    code = main(
-        [
-            "port",
-            "--generated",
-            str(GOLDEN / "demo_like.hh"),
-            "--only",
-            "MATMUL_BLOCK_TINY",
-            "--dry-run",
-        ]
+    args = ["port", "--generated", str(GOLDEN / "demo_like.hh"), "--only", "MATMUL_BLOCK_TINY",
+            "--dry-run"]  # fmt: skip
+    assert main(args) == 2
+    assert capsys.readouterr().err == (
+        f"error: {GOLDEN / 'demo_like.hh'}: port does not follow the space named in a generated "
+        "header's banner; pass --header, the checked-in header to edit, or --space, the space "
+        "whose header.path it is\n"
     )
+    code = main([*args, "--space", str(SPACES / "demo_like.json")])
     assert code == 0
     assert capsys.readouterr().out.splitlines()[-1].startswith("dry run: ")
     assert target.read_bytes() == before

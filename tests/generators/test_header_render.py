@@ -84,13 +84,17 @@ def test_doc_text_cannot_break_out_of_its_comment(make_space: Callable[..., Spac
 
 
 def test_names_are_checked_before_rendering(make_space: Callable[..., Space]) -> None:
+    space = _one_constant(make_space)
+    assert space.header is not None
+    # The space rules refuse these names at load (validate); render checks them again.
+    keyword_namespace = dataclasses.replace(
+        space, header=dataclasses.replace(space.header, namespace="x::new")
+    )
     with pytest.raises(HeaderError) as info:
-        _render(_one_constant(make_space, namespace="x::new"))
+        _render(keyword_namespace)
     assert str(info.value) == (
         "x.hh: cannot generate: namespace part 'new' is a C++ keyword; choose another name"
     )
-    space = _one_constant(make_space)
-    assert space.header is not None
     keyword = dataclasses.replace(
         space, header=dataclasses.replace(space.header, bucket_key="class")
     )

@@ -11,12 +11,12 @@ from header_helpers import PROFILES, profile_of
 from generators.value_cells import value_cells
 from harness.cxx_types import cxx_type, normalise
 from harness.errors import ProfileError
-from harness.profiles.model import Profile
+from harness.profiles.model import PROFILE_VERSION, Profile
 from harness.profiles.read import load_profile, parse_profile
 
 
-def test_format_1_profile(demo_profile: Profile) -> None:
-    assert demo_profile.version == 1
+def test_current_version_profile(demo_profile: Profile) -> None:
+    assert demo_profile.version == PROFILE_VERSION == 2
     assert demo_profile.space_path == "tests/generators/spaces/demo_like.json"
     matmul = demo_profile.results["matmul"]
     assert matmul.direction == "max"

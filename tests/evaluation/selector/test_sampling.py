@@ -10,7 +10,7 @@ from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
 from evaluation.cutlass.hardware import Hardware
 from evaluation.selector.features import features_for_pairs
 from evaluation.selector.sampling import (
-    SampleSpec,
+    SamplingPolicy,
     biased_diverse,
     parse_sample,
     sample_grid,
@@ -114,7 +114,7 @@ def test_sample_grid(catalogue: pd.DataFrame, h200: Hardware) -> None:
     top = sample_grid(names, case, {"policy": "static_top", "budget": 20}, h200)
     spills = {n for n in names if parse_kernel_name(n).tm * parse_kernel_name(n).tn >= 256 * 256}
     assert not spills & set(top)
-    assert sample_grid(names, case, SampleSpec(policy="uniform", budget=500), h200) == names
+    assert sample_grid(names, case, SamplingPolicy(policy="uniform", budget=500), h200) == names
 
 
 @pytest.mark.parametrize(
@@ -151,5 +151,5 @@ def test_sample_grid_names_a_bad_kernel(h200: Hardware) -> None:
 
 def test_parse_sample_defaults() -> None:
     spec = parse_sample({"policy": "biased_diverse", "budget": 2000})
-    assert spec == SampleSpec(policy="biased_diverse", budget=2000, alpha=0.75, seed=0)
+    assert spec == SamplingPolicy(policy="biased_diverse", budget=2000, alpha=0.75, seed=0)
     assert np.isclose(spec.alpha, 0.75)

@@ -99,6 +99,34 @@ def test_minibench_legacy_unquoted_names_and_repeated_columns() -> None:
     assert value == 0.25 and spread == pytest.approx(0.25 * 0.016 / 2.048)
 
 
+def test_minibench_parenthesised_templated_names_and_rows_timed_once() -> None:
+    rows = read_output("minibench-csv", text("minibench_netlib_parenthesised.csv"))
+    assert [r.name for r in rows] == [
+        "(BM_SB2ST_HH_CHASE<float, batchlas::Backend::NETLIB>)",
+        "(BM_SB2ST_HH_BACK<float, batchlas::Backend::NETLIB>)",
+        "(BM_SB2ST_HH_BACK<double, batchlas::Backend::NETLIB>)",
+        "(BM_SB2ST_HH_CHASE<double, batchlas::Backend::NETLIB>)",
+    ]
+    back = select_row(rows, "BM_SB2ST_HH_BACK<float", source="sb2st")
+    assert back.args == ((None, "512"), (None, "512"), (None, "32"))
+    # Timed once (slower than --min_time): minibench's stddev 0 is unknown, not noiseless.
+    assert metric_of(back, "Time (ms)", source="sb2st") == (0.0312, None)
+    assert metric_of(back, "avg_ms", source="sb2st") == (31.2, None)
+    timed = select_row(rows, "BM_SB2ST_HH_BACK<double", source="sb2st")
+    assert metric_of(timed, "Time (ms)", source="sb2st")[1] == pytest.approx(0.0125 * 0.2 / 12.5)
+    assert select_row(rows, "(BM_SB2ST_HH_CHASE<double", source="x").fields["avg_ms"] == 60.1
+    with pytest.raises(ReaderError) as err:
+        select_row(rows, "BM_SB2ST_HH_BACK", source="x")
+    assert str(err.value) == (
+        "x: row 'BM_SB2ST_HH_BACK' matches 2 rows: "
+        "'(BM_SB2ST_HH_BACK<float, batchlas::Backend::NETLIB>)', "
+        "'(BM_SB2ST_HH_BACK<double, batchlas::Backend::NETLIB>)'; make \"row\" long enough to "
+        "match one"
+    )
+    with pytest.raises(ReaderError, match=r"^x: no row name contains 'BM_SYEV'; rows found: "):
+        select_row(rows, "BM_SYEV", source="x")
+
+
 def test_minibench_rejects_other_csv() -> None:
     with pytest.raises(ReaderError, match="not a minibench CSV: its first column is 'op'"):
         read_output("minibench-csv", "op,ms\nposv,1.0\n", source="out.csv")

@@ -13,14 +13,17 @@ from harness.errors import ProfileError
 from harness.profiles.batchlas import batchlas_scalar
 from harness.profiles.model import PROFILE_VERSION, MeasurementRow
 from harness.profiles.read import load_profile, parse_profile
+from harness.profiles.upgrade import upgrade_v1
+from harness.profiles.write import profile_data
 
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
-V1 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")
+V2 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")
+V1 = ("v1/demo_like", "v1/kinds")
 V0 = ("batchlas", "sensitivity_batchlas_v0")
 
 
-@pytest.mark.parametrize("name", V1)
-def test_every_frozen_format_1_sample_loads(name: str) -> None:
+@pytest.mark.parametrize("name", V2)
+def test_every_frozen_current_version_sample_loads(name: str) -> None:
     path = PROFILES / f"{name}.json"
     raw = json.loads(path.read_text())
     profile = load_profile(path)
@@ -35,6 +38,63 @@ def test_every_frozen_format_1_sample_loads(name: str) -> None:
         for row, m in zip(result.measurements, entry["measurements"], strict=True):
             assert row.case_index == m["case_index"] and row.median == m.get("median")
             assert row.n == m.get("n") and list(row.samples) == m["samples"]
+            assert list(row.args) == m["args"] and list(row.argv) == m["argv"]
+
+
+@pytest.mark.parametrize("name", V1)
+def test_a_version_1_profile_is_upgraded_args_become_argv(name: str) -> None:
+    path = PROFILES / f"{name}.json"
+    raw = json.loads(path.read_text())
+    profile = load_profile(path)
+    assert profile.version == 1
+    for result, entry in zip(profile.results.values(), raw["results"], strict=True):
+        spec = result.arg_spec
+        for row, m in zip(result.measurements, entry["measurements"], strict=True):
+            # Version 1's args were the whole argv after the executable.
+            assert list(row.argv) == [entry["exe"], *m["args"]]
+            assert len(row.args) == len(spec)
+            for name_, arg in zip(spec, row.args, strict=True):
+                if name_ in row.params or name_ in row.fixed:
+                    assert arg == row.param(name_) and type(arg) is type(row.param(name_))
+        for top in result.top:
+            for case in top.cases:
+                assert len(case.args) == len(spec)
+                assert not all(isinstance(a, str) for a in case.args)
+
+
+@pytest.mark.parametrize("name", ("demo_like", "kinds"))
+def test_upgrading_version_1_gives_what_this_version_writes(name: str) -> None:
+    # tests/data/profiles/craft_profiles.py wrote both from the same sweep.
+    old = profile_data(load_profile(PROFILES / "v1" / f"{name}.json"))
+    assert old == json.loads((PROFILES / f"{name}.json").read_text())
+
+
+def test_the_upgrade_leaves_its_input_alone_and_keeps_template_words() -> None:
+    doc = {
+        "format": "benchspace-profile",
+        "version": 1,
+        "results": [
+            {
+                "bench": "b",
+                "exe": "b_benchmark",
+                "arg_spec": ["n", "--nb={nb}"],
+                "measurements": [
+                    {
+                        "case_index": 0,
+                        "fixed": {"n": 64},
+                        "params": {"nb": 8},
+                        "args": ["--csv={out}", "64", "--nb=8"],
+                    }
+                ],
+            }
+        ],
+    }
+    before = copy.deepcopy(doc)
+    up = upgrade_v1(doc)
+    assert doc == before and up["version"] == 2
+    row = up["results"][0]["measurements"][0]
+    assert row["args"] == [64, "--nb=8"]
+    assert row["argv"] == ["b_benchmark", "--csv={out}", "64", "--nb=8"]
 
 
 @pytest.mark.parametrize("name", V0)
@@ -163,7 +223,7 @@ def _with(change: Any) -> dict[str, Any]:
         ),
         (
             lambda d: d.update(version=99),
-            "p.json: $.version: 99 is newer than this benchspace reads (1); upgrade benchspace",
+            "p.json: $.version: 99 is newer than this benchspace reads (2); upgrade benchspace",
         ),
     ],
 )

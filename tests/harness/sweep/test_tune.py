@@ -52,7 +52,7 @@ def test_sweep_finds_per_case_and_cross_case_best(
         '{"block": 16}', '{"block": 32}', '{"block": 48}'
     }  # fmt: skip
     assert len(result["measurements"]) == 7
-    assert profile["format"] == "benchspace-profile" and profile["version"] == 1
+    assert profile["format"] == "benchspace-profile" and profile["version"] == 2
     assert profile["meta"]["provenance"]["space_sha256"]
 
 
@@ -118,7 +118,8 @@ def test_env_params_are_environment_not_argv(
     assert result["best"]["params"] in ({"lanes": 4}, {"lanes": None})
     envs = [m["env"] for m in result["measurements"]]
     assert {"FAKE_LANES": None} in envs and {"FAKE_LANES": "8"} in envs
-    assert all(m["args"][-2:] == ["64", "32"] for m in result["measurements"])
+    assert all(m["argv"][-2:] == ["64", "32"] for m in result["measurements"])
+    assert all(m["args"] == [64, 32] for m in result["measurements"])
 
 
 @pytest.mark.parametrize(
@@ -142,7 +143,9 @@ def test_each_fault_is_recorded_and_the_sweep_goes_on(
         (1, status),
     }
     assert {f["params"]["block"] for f in result["failures"]} == {48}
-    assert len(result["measurements"]) == 7  # failures stay visible as configurations
+    # The failed configuration stays visible in failures; measurements holds what has a value
+    # (BatchLAS's sensitivity.py reads every measurement's value).
+    assert len(result["measurements"]) == 5 and all("value" in m for m in result["measurements"])
     assert result["best"]["params"] == {"block": 32}
     assert profile["failures"]["by_status"] == {status: 2}
 
