@@ -242,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
             placement = place(
                 args.jobs, args.cpus_per_job, available_cpus(), oversubscribe=args.oversubscribe
             )
-            for warning in placement.warnings:
+            for warning in placement.warnings + (() if args.quiet else placement.notes):
                 print(f"warning: {warning}", file=sys.stderr)
             cpu_sets = placement.sets
             options = replace(

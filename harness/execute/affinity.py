@@ -43,6 +43,9 @@ class Placement:
     sets: tuple[CpuSet, ...]
     available: CpuSet
     warnings: tuple[str, ...] = ()
+    """Said whatever the verbosity: cores are shared (``--oversubscribe``)."""
+    notes: tuple[str, ...] = ()
+    """Said unless quiet: every core is taken (the provenance records the placement)."""
 
     def provenance(self) -> dict[str, object]:
         """The placement as the profile's provenance records it."""
@@ -59,13 +62,14 @@ def place(
 
     More workers than that leaves cores for is refused (``UsageError``) unless
     ``oversubscribe``; then the sets wrap around and are shared, with a warning. Using every
-    core is allowed with a warning: benchspace's own work and any other process then compete
+    core is allowed with a note: benchspace's own work and any other process then compete
     with the benchmarks."""
     if cpus_per_job < 1:
         raise UsageError(f"--cpus-per-job: {cpus_per_job} must be at least 1")
     cores = tuple(sorted(available))
     wanted = jobs * cpus_per_job
     warnings: list[str] = []
+    notes: list[str] = []
     if wanted > len(cores):
         if not oversubscribe:
             raise UsageError(
@@ -79,7 +83,7 @@ def place(
             "cores, CPU timings are inflated"
         )
     elif wanted == len(cores) and jobs > 1:
-        warnings.append(
+        notes.append(
             f"--jobs {jobs} x --cpus-per-job {cpus_per_job} uses every core this process may "
             f"use ({format_cpus(cores)}): benchspace itself and any other process compete "
             "with the benchmarks, so CPU timings may be inflated; leave a core free (or run "
@@ -89,7 +93,7 @@ def place(
         tuple(cores[(job * cpus_per_job + i) % len(cores)] for i in range(cpus_per_job))
         for job in range(jobs)
     )
-    return Placement(sets=sets, available=cores, warnings=tuple(warnings))
+    return Placement(sets=sets, available=cores, warnings=tuple(warnings), notes=tuple(notes))
 
 
 def pinned_spawn_mask(cpus: CpuSet) -> CpuSet | None:
