@@ -13,9 +13,11 @@ the kernel (``wait4``):
     generate    benchspace generate (into the space's header path: the incumbents of prune)
     prune       benchspace sensitivity --write-pruned
 
-It prints, per stage and size, seconds and peak RSS, the growth ratio per 10x, and the
-store's largest write-ahead log seen during the sweep (sampled every 50 ms). Exit status 1 if
-a growth ratio exceeds --max-growth (12 by default) or a stage fails.
+It prints, per stage and size, wall and CPU seconds and peak RSS, the growth ratio per 10x
+(of CPU time, which other processes on a shared machine do not inflate), and the store's
+largest write-ahead log seen during the sweep (sampled every 50 ms). Each stage runs from the
+size's working directory, the project its space and header live in. Exit status 1 if a
+growth ratio exceeds --max-growth (12 by default) or a stage fails.
 
     python benchmarks/scale.py                 # 10^4, 10^5, 10^6
     python benchmarks/scale.py --sizes 1e4 1e5 --work /tmp/scale
@@ -56,6 +58,7 @@ int main(int argc, char **argv) {
 """
 
 PER_CASE = 1000
+REPO = Path(__file__).resolve().parents[1]
 STAGES = ("plan", "sweep", "re-run", "sensitivity", "generate", "prune")
 
 
@@ -129,7 +132,7 @@ def write_space(path: Path, exe: Path, size: int) -> None:
 
 
 def run_stage(
-    argv: list[str], *, watch_wal: Path | None = None
+    argv: list[str], *, cwd: Path, watch_wal: Path | None = None
 ) -> tuple[float, float, float, int, int]:
     """Run one command; (seconds, CPU seconds, peak RSS in MB, exit code, largest WAL bytes
     seen)."""
@@ -146,7 +149,15 @@ def run_stage(
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    # Run from the working directory (the project the space's header path lies in), with
+    # this checkout's benchspace importable.
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])),
+    }
+    proc = subprocess.Popen(
+        argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env
+    )
     assert proc.stderr is not None
     err = proc.stderr.read()
     _, status, usage = os.wait4(proc.pid, 0)
@@ -172,11 +183,12 @@ def measure(size: int, work: Path, exe: Path) -> tuple[list[StageRun], int]:
     profile = here / "profile.json"
     store = here / "profile.store.sqlite"
     cli = [sys.executable, "-m", "harness.cli"]
-    tune = [*cli, "tune", "--space", str(space), "--out", str(profile), "--quiet"]
+    # The space and its header live in the working directory: it is the project root.
+    tune = [*cli, "tune", "--space", str(space), "--root", str(here)]
     commands = {
-        "plan": [*cli, "tune", "--space", str(space), "--plan", "--max-invocations", "0"],
-        "sweep": tune,
-        "re-run": tune,
+        "plan": [*tune, "--plan", "--max-invocations", "0"],
+        "sweep": [*tune, "--out", str(profile), "--quiet", "--max-invocations", "0"],
+        "re-run": [*tune, "--out", str(profile), "--quiet", "--max-invocations", "0"],
         "sensitivity": [*cli, "sensitivity", str(profile), "--format", "json"],
         "prune": [
             *cli,
@@ -200,7 +212,7 @@ def measure(size: int, work: Path, exe: Path) -> tuple[list[StageRun], int]:
     wal_peak = 0
     for stage in STAGES:
         wal = Path(str(store) + "-wal") if stage == "sweep" else None
-        seconds, cpu, rss, code, peak = run_stage(commands[stage], watch_wal=wal)
+        seconds, cpu, rss, code, peak = run_stage(commands[stage], cwd=here, watch_wal=wal)
         wal_peak = max(wal_peak, peak)
         runs.append(
             StageRun(
