@@ -1,6 +1,6 @@
 # benchspace CMake helpers.
 #
-#   include(/path/to/benchspace/cmake/benchspace.cmake)
+#   include(/path/to/benchspace/cmake/benchspace.cmake)   # or: $(benchspace --cmake-path)
 #   benchspace_add_tuning_header(
 #     TARGET   mylib_tuning            # an object library that compile-checks the header
 #     PROFILE  build/tuning/profile.json
@@ -19,7 +19,14 @@
 
 include_guard(GLOBAL)
 
-set(BENCHSPACE_ROOT "${CMAKE_CURRENT_LIST_DIR}/.." CACHE INTERNAL "benchspace checkout")
+# A checkout has this file at cmake/benchspace.cmake; an installed benchspace ships it as
+# <site-packages>/harness/data/benchspace.cmake (`benchspace --cmake-path` prints where).
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../generators/generate_tuning_header.py")
+  get_filename_component(_benchspace_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+else()
+  get_filename_component(_benchspace_root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+endif()
+set(BENCHSPACE_ROOT "${_benchspace_root}" CACHE INTERNAL "benchspace checkout or site-packages")
 
 function(benchspace_add_tuning_header)
   cmake_parse_arguments(BS "" "TARGET;PROFILE;SPACE;OUTPUT;HEADER;INCLUDE_DIR;PYTHON" "ARGS" ${ARGN})

@@ -8,26 +8,22 @@ be a symbolic link unless the caller allows it (`harness.project_paths`).
 
 from __future__ import annotations
 
-import os
 import stat
-import tempfile
 from pathlib import Path
 
 from generators.header_model import Incumbents, incumbents_from_header
 from generators.header_parse import ParsedHeader, parse_header
 from harness.errors import HeaderError
+from harness.files import read_text, write_text_atomic
 from harness.project_paths import find_project_root, inside_project
 from harness.spaces.model import Space
 
 
 def read_header(path: Path) -> ParsedHeader | None:
     """Parse the header at `path`; None when there is no such file, HeaderError if empty."""
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except FileNotFoundError:
+    if not path.exists() and not path.is_symlink():
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise HeaderError(f"{path}: cannot be read ({exc}); check the file") from None
+    text = read_text(path, error=HeaderError, kind="header")
     if not text.strip():
         # An empty file is not "a header without incumbents": it is the wrong file, or lost.
         raise HeaderError(
@@ -43,23 +39,10 @@ def write_header(path: Path, text: str) -> None:
     Bytes are written as given (no newline translation), so CRLF headers stay CRLF.
     """
     try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        umask = os.umask(0)
-        os.umask(umask)
-        mode = 0o666 & ~umask
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(text.encode("utf-8"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        mode = None
+    write_text_atomic(path, text, mode=mode)
 
 
 def repo_root(start: Path) -> Path:

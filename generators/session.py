@@ -6,7 +6,6 @@ tuned with, find and read the checked-in header, then check the rules and genera
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from generators.render import Provenance
 from generators.rules import add_incumbents, check_header_rules
 from harness import __version__
 from harness.errors import HeaderError
+from harness.files import read_json
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
 from harness.review_doc import review_changes
@@ -145,10 +145,12 @@ def space_for(profile: Profile, space_arg: str | Path | None) -> Space:
 
 def read_holds(path: Path) -> Holds:
     """The changes a confirm run rejected, as holds: (constant, bucket) -> (old value, why)."""
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise HeaderError(f"{path}: cannot read the confirm output ({exc})") from None
+    doc = read_json(
+        path,
+        error=HeaderError,
+        kind="confirm output",
+        missing="no such file; pass the file `benchspace confirm --out` wrote",
+    )
     if not isinstance(doc, dict):
         raise HeaderError(f"{path}: $: pass the file `benchspace confirm --out` wrote")
     changes = review_changes(doc, str(path))
@@ -157,10 +159,20 @@ def read_holds(path: Path) -> Holds:
         if not isinstance(change, dict) or change.get("verdict") != "rejected":
             continue
         try:
-            key = (str(change["constant"]), str(change["bucket"]))
-            holds[key] = (change["old"], f"rejected at the consumer ({change.get('reason', '')})")
+            constant, bucket, old = change["constant"], change["bucket"], change["old"]
         except KeyError as exc:
             raise HeaderError(f"{path}: $.changes[{i}]: no {exc.args[0]!r}") from None
+        if not isinstance(constant, str) or not isinstance(bucket, str):
+            raise HeaderError(
+                f"{path}: $.changes[{i}]: constant and bucket are names (strings); pass the file "
+                "`benchspace confirm --out` wrote"
+            )
+        if not isinstance(old, bool | int | float | str):
+            raise HeaderError(
+                f"{path}: $.changes[{i}].old: {old!r} is not a constant's value; pass the file "
+                "`benchspace confirm --out` wrote"
+            )
+        holds[(constant, bucket)] = (old, f"rejected at the consumer ({change.get('reason', '')})")
     return holds
 
 

@@ -4,10 +4,10 @@ trailing newline, temp + replace."""
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
+
+from harness import files
 
 WIDTH = 100
 """A container whose one-line form fits in this many columns (indent included) is written on
@@ -86,23 +86,9 @@ def _at_least(obj: Any, limit: int) -> int:
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write text through a temporary file in the same directory and ``os.replace``."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        # mkstemp creates 0600; give the file the mode a plain open() would (0666 & ~umask).
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write text through a temporary file in the same directory and ``os.replace`` (a failed
+    write is a one-line error of harness/files.py and keeps the old file)."""
+    files.write_text_atomic(path, text)
 
 
 def write_json_atomic(path: str | Path, obj: Any) -> None:

@@ -76,6 +76,13 @@ def _dumps(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
 
 
+def _not_recorded(path: Path, exc: sqlite3.OperationalError) -> ProfileError:
+    return ProfileError(
+        f"{path}: cannot record a measurement ({exc}); free some space or fix the file and "
+        "re-run: the measurements recorded so far are kept"
+    )
+
+
 def _values(m: Measurement) -> tuple[object, ...]:
     return (
         m.cache_key, m.bench, m.case_index, m.phase, _dumps(dict(m.params)),
@@ -184,7 +191,10 @@ class Store:
 
     def add(self, m: Measurement) -> None:
         """Record one finished attempt (one statement, its own transaction)."""
-        self._db.execute(_INSERT, _values(m))
+        try:
+            self._db.execute(_INSERT, _values(m))
+        except sqlite3.OperationalError as exc:  # a full disk, a read-only or vanished file
+            raise _not_recorded(self.path, exc) from None
         self._logged()
 
     def add_many(self, ms: Sequence[Measurement]) -> None:
@@ -193,13 +203,16 @@ class Store:
             for m in ms:
                 self.add(m)
             return
-        self._db.execute("BEGIN")
         try:
-            self._db.executemany(_INSERT, map(_values, ms))
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(_INSERT, map(_values, ms))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise _not_recorded(self.path, exc) from None
         self._logged(len(ms))
 
     def find(self, key: str) -> Measurement | None:

@@ -7,17 +7,23 @@
 
 #include <cuda_runtime.h>
 
-#define CB_ABI_VERSION 1
+#define CB_ABI_VERSION 2
 
 // Raster order of the persistent tile schedulers (Arguments.scheduler.raster_order).
 #define CB_RASTER_HEURISTIC 0
 #define CB_RASTER_ALONG_M 1
 #define CB_RASTER_ALONG_N 2
 
+// Decomposition of the Stream-K tile scheduler (Arguments.scheduler.decomposition_mode).
+#define CB_DECOMP_HEURISTIC 0
+#define CB_DECOMP_DATA_PARALLEL 1
+#define CB_DECOMP_SPLIT_K 2
+#define CB_DECOMP_STREAM_K 3
+
 // Return codes of cb_can_implement, cb_workspace_size and cb_run.
 #define CB_OK 0
 #define CB_CANNOT_IMPLEMENT 1  // the kernel's can_implement refused the problem
-#define CB_KNOB_UNSUPPORTED 2  // raster/swizzle asked of a scheduler that has no such field
+#define CB_KNOB_UNSUPPORTED 2  // a knob asked of a scheduler that has no such field
 #define CB_RUN_FAILED 3        // initialize or launch failed; see cb_last_status()
 #define CB_BAD_INDEX 4
 
@@ -35,6 +41,8 @@ typedef struct cb_problem {
   void* d;
   int raster;   // CB_RASTER_*
   int swizzle;  // max_swizzle_size: 1, 2, 4 or 8
+  int splits;         // Stream-K scheduler: split-K factor (1: none)
+  int decomposition;  // Stream-K scheduler: CB_DECOMP_*
   int device_id;
   int sm_count;  // 0: let CUTLASS query it (slow: once per call)
 } cb_problem_t;
@@ -51,6 +59,8 @@ typedef struct cb_info {
   int cluster_n;
   int has_raster;   // the tile scheduler's Arguments have raster_order
   int has_swizzle;  // ... and max_swizzle_size
+  int has_splits;   // ... and splits (the Stream-K scheduler)
+  int has_decomposition;  // ... and decomposition_mode (the Stream-K scheduler)
   int regs;         // cudaFuncGetAttributes numRegs; -1 when no device answered
   int local_bytes;  // cudaFuncGetAttributes localSizeBytes; -1 when no device answered
 } cb_info_t;

@@ -19,7 +19,8 @@
 
 namespace cb {
 
-// Detects the runtime knobs of a tile scheduler's Arguments (persistent and Stream-K have them).
+// Detects the runtime knobs of a tile scheduler's Arguments: raster order and max swizzle
+// (persistent and Stream-K schedulers), splits and decomposition mode (Stream-K only).
 template <class T, class = void>
 struct has_raster_order : std::false_type {};
 template <class T>
@@ -30,6 +31,17 @@ template <class T, class = void>
 struct has_max_swizzle : std::false_type {};
 template <class T>
 struct has_max_swizzle<T, std::void_t<decltype(std::declval<T&>().max_swizzle_size)>>
+    : std::true_type {};
+
+template <class T, class = void>
+struct has_splits : std::false_type {};
+template <class T>
+struct has_splits<T, std::void_t<decltype(std::declval<T&>().splits)>> : std::true_type {};
+
+template <class T, class = void>
+struct has_decomposition : std::false_type {};
+template <class T>
+struct has_decomposition<T, std::void_t<decltype(std::declval<T&>().decomposition_mode)>>
     : std::true_type {};
 
 struct Entry {
@@ -55,6 +67,8 @@ struct Runner {
   using SchedulerArguments = std::remove_reference_t<decltype(std::declval<Arguments&>().scheduler)>;
   static constexpr bool kHasRaster = has_raster_order<SchedulerArguments>::value;
   static constexpr bool kHasSwizzle = has_max_swizzle<SchedulerArguments>::value;
+  static constexpr bool kHasSplits = has_splits<SchedulerArguments>::value;
+  static constexpr bool kHasDecomposition = has_decomposition<SchedulerArguments>::value;
 
   // Fills args; CB_KNOB_UNSUPPORTED when a non-default knob is asked of a scheduler without it.
   static int make_arguments(const cb_problem_t& p, Arguments& args) {
@@ -89,6 +103,24 @@ struct Runner {
     } else if (p.swizzle != 1) {
       return CB_KNOB_UNSUPPORTED;
     }
+    if constexpr (kHasSplits) {
+      args.scheduler.splits = p.splits;
+    } else if (p.splits != 1) {
+      return CB_KNOB_UNSUPPORTED;
+    }
+    if constexpr (kHasDecomposition) {
+      using Decomposition = std::remove_reference_t<decltype(args.scheduler.decomposition_mode)>;
+      switch (p.decomposition) {
+        case CB_DECOMP_DATA_PARALLEL:
+          args.scheduler.decomposition_mode = Decomposition::DataParallel;
+          break;
+        case CB_DECOMP_SPLIT_K: args.scheduler.decomposition_mode = Decomposition::SplitK; break;
+        case CB_DECOMP_STREAM_K: args.scheduler.decomposition_mode = Decomposition::StreamK; break;
+        default: args.scheduler.decomposition_mode = Decomposition::Heuristic; break;
+      }
+    } else if (p.decomposition != CB_DECOMP_HEURISTIC) {
+      return CB_KNOB_UNSUPPORTED;
+    }
     return CB_OK;
   }
 
@@ -105,6 +137,8 @@ struct Runner {
     out->cluster_n = static_cast<int>(cute::size<1>(ClusterShape{}));
     out->has_raster = kHasRaster ? 1 : 0;
     out->has_swizzle = kHasSwizzle ? 1 : 0;
+    out->has_splits = kHasSplits ? 1 : 0;
+    out->has_decomposition = kHasDecomposition ? 1 : 0;
     cudaFuncAttributes attr{};
     cudaError_t err = cudaFuncGetAttributes(&attr, cutlass::device_kernel<GemmKernel>);
     if (err != cudaSuccess) {

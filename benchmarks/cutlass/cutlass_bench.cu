@@ -4,18 +4,29 @@
 //   cutlass_bench [--lib-dir DIR] --list
 //   cutlass_bench --describe
 //
-// CONFIG is <kernel_name>[:raster[:swizzle]], raster in {H, M, N} (heuristic, along M, along
-// N), swizzle in {1, 2, 4, 8}. One CSV row per CONFIG (see kColumns). D = A * B with A
-// row-major M x K, B column-major K x N, D column-major M x N, all bf16, fp32 accumulation.
+// CONFIG is a CUTLASS kernel with its runtime knobs,
+//   <kernel_name>[:raster[:swizzle[:k<splits>][:d<decomposition>]]]
+// raster in {H, M, N} (heuristic, along M, along N), swizzle in {1, 2, 4, 8}, splits 1..999
+// and decomposition in {H, D, K, S} (heuristic, data-parallel, split-K, stream-K; these two
+// knobs exist on Stream-K kernels only), e.g. NAME:H:1:k2:dK, or a cuBLASLt algorithm on the
+// same operands,
+//   cublas:heuristic   the heuristic's first choice (what cuBLAS itself runs for such a call)
+//   cublas:algo<i>     the heuristic's i-th candidate, i from 0 (best of them = an autotune)
+// One CSV row per CONFIG (see kColumns). D = A * B with A row-major M x K, B column-major
+// K x N, D column-major M x N, all bf16, fp32 accumulation, beta 0.
 //
 // Protocol per invocation (one shape):
 //   1. check, config by config: can_implement, first run on NaN-poisoned D compared with an
-//      fp32 reference, 5 warm-ups. A failure prints its row at once.
+//      fp32 reference, 5 warm-ups; then (--graph 1) --iters launches over rotating operands
+//      captured in a CUDA graph. A failure prints its row at once.
 //   2. heat the GPU for --heat-s seconds with the first configuration that passed.
-//   3. --rounds rounds; each round times --iters launches of every passing configuration in
-//      turn (round-robin), with A/B rotating through a pool larger than 2x L2.
-//   4. one row per passing configuration: mean and stdev over rounds of ms per launch, and the
-//      mean SM clock and power (NVML) sampled after each of its rounds.
+//   3. --rounds rounds; each round replays every passing configuration's graph once, in an
+//      order shuffled per round (--shuffle-seed; 0 keeps the given order), enqueued back to
+//      back so the GPU never idles between configurations; A/B rotate through a pool larger
+//      than 2x L2. CUDA events around each replay give ms per launch; the SM clock and power
+//      (NVML) are read as each replay completes (--rounds-csv writes one row per replay).
+//   4. one row per passing configuration: mean, stdev, median and min over rounds of ms per
+//      launch, and the mean SM clock and power.
 // Attribution of deaths: before a configuration's risky step the driver names it on stderr
 // ("cutlass_bench: running <config>"); a fatal signal prints a `crashed` row for it, a
 // launch that never ends (--timeout-s) a `timeout` row, a CUDA error that leaves the context
@@ -52,8 +63,10 @@ namespace {
 
 const char* const kColumns =
     "config,name,M,N,K,raster,swizzle,status,ms_mean,ms_stdev,tflops,rel_err,nonfinite,"
-    "smem_bytes,stages,regs,local_bytes,sm_clock_mhz,power_w";
-const char* const kVersion = "1";
+    "smem_bytes,stages,regs,local_bytes,sm_clock_mhz,power_w,splits,decomposition,ms_median,"
+    "ms_min,rounds,cublas_algo";
+const char* const kRoundColumns = "config,M,N,K,round,seq,ms,sm_clock_mhz,power_w,t_s";
+const char* const kVersion = "2";
 const double kMaxRelErr = 1e-2;
 const int kExitUsage = 2;
 const int kExitContextLost = 3;
@@ -131,6 +144,176 @@ struct Nvml {
     const int kNvmlClockSm = 1;
     if (get_clock(device, kNvmlClockSm, &clock) == 0) *mhz = clock;
     if (get_power(device, &milliwatts) == 0) *watts = milliwatts / 1000.0;
+  }
+};
+
+// ---------------------------------------------------------------- cuBLASLt through dlopen
+//
+// The few cuBLASLt declarations the driver needs (values from cublasLt.h / cublas_api.h /
+// library_types.h of CUDA 13), so that the driver builds without the cuBLAS headers and runs
+// without cuBLAS when no cublas:* configuration is asked for.
+
+struct LtAlgo {
+  uint64_t data[8];
+};
+struct LtHeuristicResult {
+  LtAlgo algo;
+  size_t workspace_size;
+  int state;
+  float waves_count;
+  int reserved[4];
+};
+const int kLtComputeF32 = 68;       // CUBLAS_COMPUTE_32F
+const int kLtR32F = 0;              // CUDA_R_32F
+const int kLtR16BF = 14;            // CUDA_R_16BF
+const int kLtDescTransA = 3;        // CUBLASLT_MATMUL_DESC_TRANSA
+const int kLtDescTransB = 4;        // CUBLASLT_MATMUL_DESC_TRANSB
+const int kLtOpN = 0, kLtOpT = 1;   // CUBLAS_OP_N, CUBLAS_OP_T
+const int kLtPrefMaxWorkspace = 1;  // CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES
+// CUBLASLT_ALGO_CONFIG_{ID, TILE_ID, SPLITK_NUM, REDUCTION_SCHEME, CTA_SWIZZLING,
+// CUSTOM_OPTION, STAGES_ID, INNER_SHAPE_ID, CLUSTER_SHAPE_ID}
+const char* const kLtAlgoFields[] = {"id",     "tile",   "splitk", "reduction", "swizzle",
+                                     "custom", "stages", "inner",  "cluster"};
+
+struct CublasLt {
+  void* handle = nullptr;
+  std::string path;
+  size_t version = 0;
+  void* lt = nullptr;  // cublasLtHandle_t
+  void *desc = nullptr, *a_layout = nullptr, *b_layout = nullptr, *d_layout = nullptr;
+  std::vector<LtHeuristicResult> algos;  // the heuristic's ranked candidates for this shape
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+  std::string error;
+
+  int (*create)(void**) = nullptr;
+  size_t (*get_version)() = nullptr;
+  int (*desc_create)(void**, int, int) = nullptr;
+  int (*desc_set)(void*, int, const void*, size_t) = nullptr;
+  int (*layout_create)(void**, int, uint64_t, uint64_t, int64_t) = nullptr;
+  int (*pref_create)(void**) = nullptr;
+  int (*pref_set)(void*, int, const void*, size_t) = nullptr;
+  int (*heuristic)(void*, void*, void*, void*, void*, void*, void*, int, LtHeuristicResult*,
+                   int*) = nullptr;
+  int (*matmul)(void*, void*, const void*, const void*, void*, const void*, void*,
+                const void*, const void*, void*, void*, void*, const LtAlgo*, void*, size_t,
+                cudaStream_t) = nullptr;
+  int (*algo_config_get)(const LtAlgo*, int, void*, size_t, size_t*) = nullptr;
+
+  // Candidate files, in order: --cublas-lib, $CB_CUBLASLT, the loader's search path, the
+  // toolkit, then the nvidia-cublas wheel of the usual Python installations.
+  static std::vector<std::string> candidates(const std::string& given) {
+    std::vector<std::string> out;
+    if (!given.empty()) return {given};
+    if (const char* env = std::getenv("CB_CUBLASLT")) out.push_back(env);
+    out.push_back("libcublasLt.so.13");
+    for (const char* dir : {"/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib",
+                            "/usr/lib/x86_64-linux-gnu"})
+      out.push_back(std::string(dir) + "/libcublasLt.so.13");
+    return out;
+  }
+
+  bool load(const std::string& given) {
+    for (const std::string& candidate : candidates(given)) {
+      handle = dlopen(candidate.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (handle) {
+        char resolved[4096] = {0};
+        if (dlinfo(handle, RTLD_DI_ORIGIN, resolved) == 0 && candidate.find('/') == std::string::npos)
+          path = std::string(resolved) + "/" + candidate;
+        else
+          path = candidate;
+        break;
+      }
+      error += std::string(dlerror()) + "; ";
+    }
+    if (!handle) return false;
+    bool ok = load_fn("cublasLtCreate", &create) && load_fn("cublasLtGetVersion", &get_version) &&
+              load_fn("cublasLtMatmulDescCreate", &desc_create) &&
+              load_fn("cublasLtMatmulDescSetAttribute", &desc_set) &&
+              load_fn("cublasLtMatrixLayoutCreate", &layout_create) &&
+              load_fn("cublasLtMatmulPreferenceCreate", &pref_create) &&
+              load_fn("cublasLtMatmulPreferenceSetAttribute", &pref_set) &&
+              load_fn("cublasLtMatmulAlgoGetHeuristic", &heuristic) &&
+              load_fn("cublasLtMatmul", &matmul) &&
+              load_fn("cublasLtMatmulAlgoConfigGetAttribute", &algo_config_get);
+    if (!ok) {
+      error = path + " lacks a cublasLt function";
+      handle = nullptr;
+      return false;
+    }
+    version = get_version();
+    return true;
+  }
+
+  template <class F>
+  bool load_fn(const char* name, F* out) {
+    *out = reinterpret_cast<F>(dlsym(handle, name));
+    return *out != nullptr;
+  }
+
+  // Descriptors of D (col-major M x N) = A (row-major M x K, i.e. col-major K x M, op T) *
+  // B (col-major K x N, op N), and the heuristic's top `count` algorithms for them.
+  bool prepare(int m, int n, int k, int count, size_t max_workspace) {
+    if (create(&lt) != 0) return fail("cublasLtCreate failed");
+    if (desc_create(&desc, kLtComputeF32, kLtR32F) != 0) return fail("MatmulDescCreate failed");
+    int ta = kLtOpT, tb = kLtOpN;
+    desc_set(desc, kLtDescTransA, &ta, sizeof(ta));
+    desc_set(desc, kLtDescTransB, &tb, sizeof(tb));
+    if (layout_create(&a_layout, kLtR16BF, k, m, k) != 0 ||
+        layout_create(&b_layout, kLtR16BF, k, n, k) != 0 ||
+        layout_create(&d_layout, kLtR16BF, m, n, m) != 0)
+      return fail("MatrixLayoutCreate failed");
+    void* pref = nullptr;
+    if (pref_create(&pref) != 0) return fail("MatmulPreferenceCreate failed");
+    uint64_t ws = max_workspace;
+    pref_set(pref, kLtPrefMaxWorkspace, &ws, sizeof(ws));
+    algos.resize(std::max(1, count));
+    int returned = 0;
+    int rc = heuristic(lt, desc, a_layout, b_layout, d_layout, d_layout, pref,
+                       static_cast<int>(algos.size()), algos.data(), &returned);
+    if (rc != 0 || returned <= 0) {
+      algos.clear();
+      return fail("cublasLtMatmulAlgoGetHeuristic found no algorithm (status " +
+                  std::to_string(rc) + ")");
+    }
+    algos.resize(returned);
+    algos.erase(std::remove_if(algos.begin(), algos.end(),
+                               [](const LtHeuristicResult& r) { return r.state != 0; }),
+                algos.end());
+    if (algos.empty()) return fail("the heuristic's algorithms all failed their check");
+    workspace_bytes = max_workspace;
+    if (cudaMalloc(&workspace, workspace_bytes) != cudaSuccess) return fail("no workspace");
+    return true;
+  }
+
+  bool fail(const std::string& why) {
+    error = why;
+    return false;
+  }
+
+  // "id=..;tile=..;...;ws=..;waves=.." for the candidate at rank i.
+  std::string describe(int i) const {
+    std::string out;
+    for (int f = 0; f < 9; ++f) {
+      uint32_t v = 0;
+      uint16_t narrow = 0;  // INNER_SHAPE_ID and CLUSTER_SHAPE_ID are 16-bit
+      size_t written = 0;
+      if (algo_config_get(&algos[i].algo, f, &v, sizeof(v), &written) != 0) {
+        if (algo_config_get(&algos[i].algo, f, &narrow, sizeof(narrow), &written) != 0) continue;
+        v = narrow;
+      }
+      out += std::string(out.empty() ? "" : ";") + kLtAlgoFields[f] + "=" + std::to_string(v);
+    }
+    char tail[96];
+    std::snprintf(tail, sizeof(tail), ";ws=%zu;waves=%.3f", algos[i].workspace_size,
+                  algos[i].waves_count);
+    return out + tail;
+  }
+
+  int run(int rank, const void* a, const void* b, void* d, cudaStream_t stream) const {
+    const float alpha = 1.0f, beta = 0.0f;
+    return matmul(lt, desc, &alpha, a, a_layout, b, b_layout, &beta, d, d_layout, d, d_layout,
+                  &algos[rank].algo, workspace, workspace_bytes, stream);
   }
 };
 
@@ -282,41 +465,93 @@ __global__ void block_until(volatile int* flag, unsigned long long timeout_ns) {
 
 struct Config {
   std::string text;  // as given on the command line
-  std::string name;
+  std::string name;  // the kernel name, or "cublas"
+  bool cublas = false;
+  bool cublas_heuristic = false;
+  int cublas_rank = 0;  // cublas:algo<i>: i; cublas:heuristic: 0
   char raster = 'H';
   int swizzle = 1;
+  int splits = 1;
+  char decomposition = 'H';
   KernelRef kernel{nullptr, -1};
   cb_info_t info{};
   bool have_info = false;
   bool passed = false;  // passed the check; timed in the rounds
   double rel_err = NAN;
   long long nonfinite = -1;
+  std::string cublas_algo;           // the cuBLASLt algorithm's configuration
+  std::vector<cudaGraphExec_t> graphs;  // --graph: per round, iters launches (rotating slots)
+  cudaEvent_t start = nullptr, stop = nullptr;
   std::vector<double> ms;  // per round: ms per launch
   std::vector<double> mhz, watts;
 };
 
 bool parse_config(const std::string& text, Config* c) {
   c->text = text;
-  size_t first = text.find(':');
-  c->name = text.substr(0, first);
+  if (text.rfind("cublas:", 0) == 0) {
+    std::string rest = text.substr(7);
+    c->name = "cublas";
+    c->cublas = true;
+    if (rest == "heuristic") {
+      c->cublas_heuristic = true;
+      return true;
+    }
+    if (rest.rfind("algo", 0) != 0 || rest.size() == 4 || rest.size() > 7) return false;
+    for (size_t i = 4; i < rest.size(); ++i)
+      if (!std::isdigit(static_cast<unsigned char>(rest[i]))) return false;
+    c->cublas_rank = std::atoi(rest.c_str() + 4);
+    return true;
+  }
+  std::vector<std::string> parts;
+  for (size_t at = 0;;) {
+    size_t colon = text.find(':', at);
+    parts.push_back(text.substr(at, colon == std::string::npos ? std::string::npos : colon - at));
+    if (colon == std::string::npos) break;
+    at = colon + 1;
+  }
+  if (parts.size() > 5) return false;  // name, raster, swizzle, k.., d..
+  c->name = parts[0];
   if (c->name.empty()) return false;
   for (char ch : c->name)
     if (!(std::isalnum(static_cast<unsigned char>(ch)) || ch == '_')) return false;
-  if (first == std::string::npos) return true;
-  size_t second = text.find(':', first + 1);
-  std::string raster = text.substr(first + 1, second == std::string::npos ? std::string::npos
-                                                                          : second - first - 1);
-  if (raster.size() != 1 || std::strchr("HMN", raster[0]) == nullptr) return false;
-  c->raster = raster[0];
-  if (second == std::string::npos) return true;
-  std::string swizzle = text.substr(second + 1);
-  if (swizzle != "1" && swizzle != "2" && swizzle != "4" && swizzle != "8") return false;
-  c->swizzle = std::atoi(swizzle.c_str());
+  if (parts.size() > 1) {
+    if (parts[1].size() != 1 || std::strchr("HMN", parts[1][0]) == nullptr) return false;
+    c->raster = parts[1][0];
+  }
+  if (parts.size() > 2) {
+    const std::string& sw = parts[2];
+    if (sw != "1" && sw != "2" && sw != "4" && sw != "8") return false;
+    c->swizzle = std::atoi(sw.c_str());
+  }
+  // Then k<splits> and d<H|D|K|S>, each at most once, in this order.
+  bool seen_k = false, seen_d = false;
+  for (size_t i = 3; i < parts.size(); ++i) {
+    const std::string& f = parts[i];
+    if (f.size() >= 2 && f.size() <= 3 && f[0] == 'k' && !seen_k && !seen_d) {
+      for (size_t j = 1; j < f.size(); ++j)
+        if (!std::isdigit(static_cast<unsigned char>(f[j]))) return false;
+      c->splits = std::atoi(f.c_str() + 1);
+      if (c->splits < 1) return false;
+      seen_k = true;
+    } else if (f.size() == 2 && f[0] == 'd' && !seen_d && std::strchr("HDKS", f[1])) {
+      c->decomposition = f[1];
+      seen_d = true;
+    } else {
+      return false;
+    }
+  }
   return true;
 }
 
 int raster_code(char r) {
   return r == 'M' ? CB_RASTER_ALONG_M : r == 'N' ? CB_RASTER_ALONG_N : CB_RASTER_HEURISTIC;
+}
+
+int decomposition_code(char d) {
+  return d == 'D'   ? CB_DECOMP_DATA_PARALLEL
+         : d == 'K' ? CB_DECOMP_SPLIT_K
+         : d == 'S' ? CB_DECOMP_STREAM_K
+                    : CB_DECOMP_HEURISTIC;
 }
 
 std::string fmt(const char* f, double v) {
@@ -332,19 +567,27 @@ struct Shape {
   int m, n, k;
 };
 
-std::string make_row(const Config& c, const Shape& s, const char* status, double ms_mean,
-                     double ms_stdev, double mhz, double watts) {
-  double tflops = ms_mean > 0 ? 2.0 * s.m * double(s.n) * s.k / (ms_mean * 1e-3) / 1e12 : NAN;
+struct Stats {
+  double mean = NAN, stdev = NAN, median = NAN, min = NAN, mhz = NAN, watts = NAN;
+  int rounds = 0;
+};
+
+std::string make_row(const Config& c, const Shape& s, const char* status, const Stats& st) {
+  double tflops =
+      st.mean > 0 ? 2.0 * s.m * double(s.n) * s.k / (st.mean * 1e-3) / 1e12 : NAN;
   bool info = c.have_info;
   std::string row = c.text + "," + c.name + "," + std::to_string(s.m) + "," +
                     std::to_string(s.n) + "," + std::to_string(s.k) + "," + c.raster + "," +
-                    std::to_string(c.swizzle) + "," + status + "," + fmt("%.6f", ms_mean) + "," +
-                    fmt("%.6f", ms_stdev) + "," + fmt("%.2f", tflops) + "," +
+                    std::to_string(c.swizzle) + "," + status + "," + fmt("%.6f", st.mean) + "," +
+                    fmt("%.6f", st.stdev) + "," + fmt("%.2f", tflops) + "," +
                     fmt("%.4e", c.rel_err) + "," + fmt_int(c.nonfinite, c.nonfinite >= 0) + "," +
                     fmt_int(c.info.smem_bytes, info) + "," + fmt_int(c.info.stages, info) + "," +
                     fmt_int(c.info.regs, info && c.info.regs >= 0) + "," +
                     fmt_int(c.info.local_bytes, info && c.info.local_bytes >= 0) + "," +
-                    fmt("%.0f", mhz) + "," + fmt("%.1f", watts);
+                    fmt("%.0f", st.mhz) + "," + fmt("%.1f", st.watts) + "," +
+                    std::to_string(c.splits) + "," + c.decomposition + "," +
+                    fmt("%.6f", st.median) + "," + fmt("%.6f", st.min) + "," +
+                    fmt_int(st.rounds, st.rounds > 0) + "," + c.cublas_algo;
   return row;
 }
 
@@ -360,7 +603,7 @@ void clear_in_flight() {
 
 void emit_status(const Config& c, const Shape& s, const char* status) {
   clear_in_flight();
-  emit_line(make_row(c, s, status, NAN, NAN, NAN, NAN));
+  emit_line(make_row(c, s, status, Stats{}));
 }
 
 long long now_ms() {
@@ -369,12 +612,12 @@ long long now_ms() {
       .count();
 }
 
-void set_in_flight(const Config& c, const Shape& s, double timeout_s) {
-  note("running %s", c.text.c_str());
-  std::string crash = make_row(c, s, "crashed", NAN, NAN, NAN, NAN) + "\n";
+void set_in_flight(const Config& c, const Shape& s, double timeout_s, bool quiet = false) {
+  if (!quiet) note("running %s", c.text.c_str());
+  std::string crash = make_row(c, s, "crashed", Stats{}) + "\n";
   {
     std::lock_guard<std::mutex> lock(g_out_mutex);
-    g_timeout_row = make_row(c, s, "timeout", NAN, NAN, NAN, NAN);
+    g_timeout_row = make_row(c, s, "timeout", Stats{});
     g_crash_row_len.store(0);
     size_t len = std::min(crash.size(), sizeof(g_crash_row));
     std::memcpy(g_crash_row, crash.data(), len);
@@ -399,15 +642,43 @@ void watchdog() {
   }
 }
 
+Stats stats_of(const Config& c) {
+  Stats st;
+  size_t n = c.ms.size();
+  st.rounds = static_cast<int>(n);
+  if (n == 0) return st;
+  double mean = 0, mhz = 0, watts = 0, var = 0;
+  for (size_t i = 0; i < n; ++i) {
+    mean += c.ms[i] / n;
+    mhz += c.mhz[i] / n;
+    watts += c.watts[i] / n;
+  }
+  for (double v : c.ms) var += (v - mean) * (v - mean) / (n > 1 ? n - 1 : 1);
+  std::vector<double> sorted = c.ms;
+  std::sort(sorted.begin(), sorted.end());
+  st.mean = mean;
+  st.stdev = n > 1 ? std::sqrt(var) : NAN;
+  st.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  st.min = sorted.front();
+  st.mhz = mhz;
+  st.watts = watts;
+  return st;
+}
+
 // ---------------------------------------------------------------- the measurement
 
 struct Options {
-  std::vector<std::string> lib_dirs, libs;
+  std::vector<std::string> lib_dirs, libs, config_files;
   int warmups = 5, rounds = 5, iters = 3;
   double heat_s = 2.0, timeout_s = 30.0;
   int device = 0;
-  bool list = false, describe = false;
-  std::string csv = "-";
+  bool list = false, describe = false, cublas_info = false;
+  bool graph = true;
+  unsigned shuffle_seed = 1;
+  std::string csv = "-", rounds_csv;
+  std::string cublas_lib;
+  int cublas_algos = 8;
+  double cublas_workspace_mib = 32;
 };
 
 #define CUDA_OR_DIE(expr)                                                               \
@@ -450,41 +721,65 @@ int usage(const char* msg) {
   if (msg) note("%s", msg);
   std::fprintf(stderr,
                "usage: cutlass_bench [--lib-dir DIR]... [--lib FILE]... [--csv OUT|-] "
-               "[--warmups 5] [--rounds 5] [--iters 3] [--heat-s 2] [--timeout-s 30] "
-               "[--device 0] M N K CONFIG [CONFIG ...]\n"
+               "[--rounds-csv OUT] [--configs FILE]... [--warmups 5] [--rounds 5] [--iters 3] "
+               "[--heat-s 2] [--timeout-s 30] [--graph 1] [--shuffle-seed 1] "
+               "[--cublas-lib FILE] [--cublas-algos 8] [--cublas-workspace-mib 32] "
+               "[--device 0] M N K [CONFIG ...]\n"
                "       cutlass_bench [--lib-dir DIR]... --list\n"
+               "       cutlass_bench [--cublas-lib FILE] --cublas-info\n"
                "       cutlass_bench --describe\n"
-               "CONFIG = <kernel_name>[:raster[:swizzle]], raster H|M|N, swizzle 1|2|4|8\n");
+               "CONFIG = <kernel_name>[:H|M|N[:1|2|4|8[:k<splits>][:d<H|D|K|S>]]] | cublas:heuristic "
+               "| cublas:algo<i>\n");
   return kExitUsage;
 }
 
 void describe() {
   std::printf(
       "{\"format\": \"cutlass_bench\", \"version\": %s, \"abi_version\": %d, "
-      "\"columns\": \"%s\", "
+      "\"columns\": \"%s\", \"round_columns\": \"%s\", "
       "\"statuses\": [\"ok\", \"cannot_implement\", \"launch_error\", \"wrong_result\", "
       "\"unknown_kernel\", \"crashed\", \"timeout\"], "
       "\"raster\": [\"H\", \"M\", \"N\"], \"swizzle\": [1, 2, 4, 8], "
+      "\"decomposition\": [\"H\", \"D\", \"K\", \"S\"], "
+      "\"cublas\": [\"cublas:heuristic\", \"cublas:algo<i>\"], "
       "\"defaults\": {\"warmups\": 5, \"rounds\": 5, \"iters\": 3, \"heat_s\": 2.0, "
-      "\"timeout_s\": 30.0, \"max_rel_err\": %g}}\n",
-      kVersion, CB_ABI_VERSION, kColumns, kMaxRelErr);
+      "\"timeout_s\": 30.0, \"graph\": 1, \"shuffle_seed\": 1, \"cublas_algos\": 8, "
+      "\"cublas_workspace_mib\": 32, \"max_rel_err\": %g}}\n",
+      kVersion, CB_ABI_VERSION, kColumns, kRoundColumns, kMaxRelErr);
 }
 
 int list_kernels(const std::map<std::string, KernelRef>& kernels) {
   std::printf("name,library,index,smem_bytes,stages,threads,tile,cluster,has_raster,has_swizzle,"
-              "regs,local_bytes\n");
+              "regs,local_bytes,has_splits,has_decomposition\n");
   for (const auto& [name, ref] : kernels) {
     cb_info_t info{};
     ref.lib->info(ref.index, &info);
     const std::string& path = ref.lib->path;
-    std::printf("%s,%s,%d,%d,%d,%d,%dx%dx%d,%dx%d,%d,%d,%s,%s\n", name.c_str(),
+    std::printf("%s,%s,%d,%d,%d,%d,%dx%dx%d,%dx%d,%d,%d,%s,%s,%d,%d\n", name.c_str(),
                 path.substr(path.find_last_of('/') + 1).c_str(), ref.index, info.smem_bytes,
                 info.stages, info.threads, info.tile_m, info.tile_n, info.tile_k,
                 info.cluster_m, info.cluster_n, info.has_raster, info.has_swizzle,
                 fmt_int(info.regs, info.regs >= 0).c_str(),
-                fmt_int(info.local_bytes, info.local_bytes >= 0).c_str());
+                fmt_int(info.local_bytes, info.local_bytes >= 0).c_str(), info.has_splits,
+                info.has_decomposition);
   }
   return 0;
+}
+
+bool read_config_file(const std::string& path, std::vector<std::string>* out) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return false;
+  char line[4096];
+  while (std::fgets(line, sizeof(line), f)) {
+    std::string text = line;
+    while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
+    size_t lead = 0;
+    while (lead < text.size() && std::isspace(static_cast<unsigned char>(text[lead]))) ++lead;
+    text = text.substr(lead);
+    if (!text.empty() && text[0] != '#') out->push_back(text);
+  }
+  std::fclose(f);
+  return true;
 }
 
 }  // namespace
@@ -503,24 +798,49 @@ int main(int argc, char** argv) {
     };
     if (a == "--lib-dir") opt.lib_dirs.push_back(value("--lib-dir"));
     else if (a == "--lib") opt.libs.push_back(value("--lib"));
+    else if (a == "--configs") opt.config_files.push_back(value("--configs"));
     else if (a == "--csv") opt.csv = value("--csv");
+    else if (a == "--rounds-csv") opt.rounds_csv = value("--rounds-csv");
     else if (a == "--warmups") opt.warmups = std::atoi(value("--warmups").c_str());
     else if (a == "--rounds") opt.rounds = std::atoi(value("--rounds").c_str());
     else if (a == "--iters") opt.iters = std::atoi(value("--iters").c_str());
     else if (a == "--heat-s") opt.heat_s = std::atof(value("--heat-s").c_str());
     else if (a == "--timeout-s") opt.timeout_s = std::atof(value("--timeout-s").c_str());
+    else if (a == "--graph") opt.graph = std::atoi(value("--graph").c_str()) != 0;
+    else if (a == "--shuffle-seed")
+      opt.shuffle_seed = static_cast<unsigned>(std::atol(value("--shuffle-seed").c_str()));
+    else if (a == "--cublas-lib") opt.cublas_lib = value("--cublas-lib");
+    else if (a == "--cublas-algos") opt.cublas_algos = std::atoi(value("--cublas-algos").c_str());
+    else if (a == "--cublas-workspace-mib")
+      opt.cublas_workspace_mib = std::atof(value("--cublas-workspace-mib").c_str());
     else if (a == "--device") opt.device = std::atoi(value("--device").c_str());
     else if (a == "--list") opt.list = true;
     else if (a == "--describe") opt.describe = true;
+    else if (a == "--cublas-info") opt.cublas_info = true;
     else if (a == "-h" || a == "--help") return usage(nullptr), 0;
     else if (a.rfind("--", 0) == 0) return usage(("unknown option " + a).c_str());
     else positional.push_back(a);
   }
   if (opt.describe) return describe(), 0;
-  if (opt.rounds < 2 || opt.iters < 1 || opt.warmups < 0 || opt.timeout_s <= 0)
-    return usage("--rounds must be >= 2, --iters >= 1, --warmups >= 0, --timeout-s > 0");
+  if (opt.cublas_info) {
+    CublasLt probe;
+    if (!probe.load(opt.cublas_lib)) {
+      std::printf("{\"loaded\": false, \"error\": \"%s\"}\n", probe.error.c_str());
+      return 1;
+    }
+    std::printf("{\"loaded\": true, \"path\": \"%s\", \"version\": %zu}\n", probe.path.c_str(),
+                probe.version);
+    return 0;
+  }
+  if (opt.rounds < 2 || opt.iters < 1 || opt.warmups < 0 || opt.timeout_s <= 0 ||
+      opt.cublas_algos < 1 || opt.cublas_workspace_mib < 0)
+    return usage("--rounds must be >= 2, --iters >= 1, --warmups >= 0, --timeout-s > 0, "
+                 "--cublas-algos >= 1, --cublas-workspace-mib >= 0");
   if (opt.csv != "-" && !std::freopen(opt.csv.c_str(), "w", stdout))
     return usage(("cannot write " + opt.csv).c_str());
+  FILE* rounds_out = nullptr;
+  if (!opt.rounds_csv.empty() && !(rounds_out = std::fopen(opt.rounds_csv.c_str(), "w")))
+    return usage(("cannot write " + opt.rounds_csv).c_str());
 
   if (opt.lib_dirs.empty() && opt.libs.empty()) {
     // Default: the libraries beside the executable.
@@ -535,14 +855,20 @@ int main(int argc, char** argv) {
   for (const auto& path : opt.libs) load_library(path, &libs, &kernels);
   if (opt.list) return list_kernels(kernels);
 
-  if (positional.size() < 4) return usage("M N K and at least one CONFIG are required");
+  if (positional.size() < 3) return usage("M N K are required");
+  std::vector<std::string> config_texts(positional.begin() + 3, positional.end());
+  for (const auto& file : opt.config_files)
+    if (!read_config_file(file, &config_texts)) return usage(("cannot read " + file).c_str());
+  if (config_texts.empty()) return usage("at least one CONFIG is required");
   Shape shape{std::atoi(positional[0].c_str()), std::atoi(positional[1].c_str()),
               std::atoi(positional[2].c_str())};
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) return usage("M, N and K must be positive");
-  std::vector<Config> configs(positional.size() - 3);
+  std::vector<Config> configs(config_texts.size());
+  bool want_cublas = false;
   for (size_t i = 0; i < configs.size(); ++i) {
-    if (!parse_config(positional[i + 3], &configs[i]))
-      return usage(("bad CONFIG " + positional[i + 3]).c_str());
+    if (!parse_config(config_texts[i], &configs[i]))
+      return usage(("bad CONFIG " + config_texts[i]).c_str());
+    want_cublas = want_cublas || configs[i].cublas;
   }
 
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) signal(sig, on_fatal_signal);
@@ -590,10 +916,30 @@ int main(int argc, char** argv) {
       ref, shape.m, shape.n, shape.k);
   CUDA_OR_DIE(cudaGetLastError());
   CUDA_OR_DIE(cudaStreamSynchronize(stream));
+
+  CublasLt lt;
+  bool lt_ready = false;
+  if (want_cublas) {
+    int ranks = opt.cublas_algos;
+    for (const Config& c : configs)
+      if (c.cublas) ranks = std::max(ranks, c.cublas_rank + 1);
+    size_t ws = static_cast<size_t>(opt.cublas_workspace_mib * 1024 * 1024);
+    lt_ready = lt.load(opt.cublas_lib) && lt.prepare(shape.m, shape.n, shape.k, ranks, ws);
+    if (lt_ready)
+      note("cuBLASLt %zu from %s: %zu candidate algorithms, workspace %zu bytes", lt.version,
+           lt.path.c_str(), lt.algos.size(), ws);
+    else
+      note("cuBLASLt unusable: %s", lt.error.c_str());
+  }
   g_setup_done = true;
   emit_line(kColumns);
-  note("shape %dx%dx%d, %d pool slots of %zu bytes (L2 %zu bytes), %zu configs", shape.m,
-       shape.n, shape.k, pool.slots, pool.slot_bytes, l2, configs.size());
+  if (rounds_out) {
+    std::fprintf(rounds_out, "%s\n", kRoundColumns);
+    std::fflush(rounds_out);
+  }
+  note("shape %dx%dx%d, %d pool slots of %zu bytes (L2 %zu bytes), %zu configs, graph %d",
+       shape.m, shape.n, shape.k, pool.slots, pool.slot_bytes, l2, configs.size(),
+       opt.graph ? 1 : 0);
 
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
@@ -602,56 +948,106 @@ int main(int argc, char** argv) {
     p.m = shape.m, p.n = shape.n, p.k = shape.k;
     p.a = pool.a(slot), p.b = pool.b(slot), p.d = d;
     p.raster = raster_code(c.raster), p.swizzle = c.swizzle;
+    p.splits = c.splits, p.decomposition = decomposition_code(c.decomposition);
     p.device_id = opt.device, p.sm_count = prop.multiProcessorCount;
     return p;
   };
-  // One launch; false (after printing the row) when it failed and the context survived.
-  auto launch = [&](Config& c, int slot) {
+  // Enqueues one launch; returns the failure text, empty on success.
+  auto enqueue = [&](const Config& c, int slot) -> std::string {
+    if (c.cublas) {
+      int rc = lt.run(c.cublas_rank, pool.a(slot), pool.b(slot), d, stream);
+      return rc == 0 ? std::string() : "cublasLtMatmul returned " + std::to_string(rc);
+    }
     cb_problem_t p = problem_for(c, slot);
     int rc = c.kernel.lib->run(c.kernel.index, &p, workspace, stream);
-    cudaError_t err = cudaGetLastError();
-    if (rc == CB_OK && err == cudaSuccess) return true;
-    note("%s: cb_run returned %d (cutlass status %d), CUDA says %s", c.text.c_str(), rc,
-         c.kernel.lib->last_status(), cudaGetErrorString(err));
+    if (rc == CB_OK) return std::string();
+    return "cb_run returned " + std::to_string(rc) + " (cutlass status " +
+           std::to_string(c.kernel.lib->last_status()) + ")";
+  };
+  auto fail_config = [&](Config& c, const std::string& why) {
+    note("%s: %s", c.text.c_str(), why.c_str());
     *reinterpret_cast<volatile int*>(flag_host) = 1;  // release a round's spin kernel first
     c.passed = false;
     emit_status(c, shape, "launch_error");
     if (!context_usable()) std::exit(kExitContextLost);
+  };
+  // One launch; false (after printing the row) when it failed and the context survived.
+  auto launch = [&](Config& c, int slot) {
+    std::string why = enqueue(c, slot);
+    cudaError_t err = cudaGetLastError();
+    if (why.empty() && err == cudaSuccess) return true;
+    fail_config(c, why.empty() ? std::string("CUDA says ") + cudaGetErrorString(err) : why);
     return false;
   };
   auto sync_or_die = [&](Config& c) {
     cudaError_t err = cudaStreamSynchronize(stream);
     if (err == cudaSuccess) err = cudaGetLastError();
     if (err == cudaSuccess) return true;
-    note("%s: %s", c.text.c_str(), cudaGetErrorString(err));
-    c.passed = false;
-    emit_status(c, shape, "launch_error");
-    if (!context_usable()) std::exit(kExitContextLost);
+    fail_config(c, cudaGetErrorString(err));
     return false;
+  };
+  // Captures iters launches on slots first, first+1, ... into a graph appended to c.graphs.
+  auto capture = [&](Config& c, int first) {
+    cudaGraph_t g = nullptr;
+    cudaGraphExec_t exec = nullptr;
+    if (cudaStreamBeginCapture(stream, cudaStreamCaptureModeRelaxed) != cudaSuccess) {
+      fail_config(c, "cudaStreamBeginCapture failed");
+      return false;
+    }
+    std::string why;
+    for (int i = 0; i < opt.iters && why.empty(); ++i) why = enqueue(c, (first + i) % pool.slots);
+    cudaError_t err = cudaStreamEndCapture(stream, &g);
+    if (why.empty() && err == cudaSuccess) err = cudaGraphInstantiate(&exec, g, 0);
+    if (g) cudaGraphDestroy(g);
+    if (!why.empty() || err != cudaSuccess) {
+      fail_config(c, why.empty() ? std::string("capture: ") + cudaGetErrorString(err) : why);
+      return false;
+    }
+    c.graphs.push_back(exec);
+    if (!c.start && (cudaEventCreate(&c.start) != cudaSuccess ||
+                     cudaEventCreate(&c.stop) != cudaSuccess)) {
+      fail_config(c, "cudaEventCreate failed");
+      return false;
+    }
+    return true;
   };
 
   // 1. check every configuration.
   for (Config& c : configs) {
-    auto found = kernels.find(c.name);
-    if (found == kernels.end()) {
-      emit_status(c, shape, "unknown_kernel");
-      continue;
-    }
-    c.kernel = found->second;
-    c.have_info = true;
-    set_in_flight(c, shape, opt.timeout_s);
-    c.kernel.lib->info(c.kernel.index, &c.info);
-    cb_problem_t p = problem_for(c, 0);
-    if (c.kernel.lib->can_implement(c.kernel.index, &p) != CB_OK) {
-      emit_status(c, shape, "cannot_implement");
-      continue;
-    }
-    size_t need = 0;
-    c.kernel.lib->workspace_size(c.kernel.index, &p, &need);
-    if (need > workspace_bytes) {
-      CUDA_OR_DIE(cudaFree(workspace));
-      CUDA_OR_DIE(cudaMalloc(&workspace, need));
-      workspace_bytes = need;
+    cb_problem_t p{};
+    if (c.cublas) {
+      if (!lt_ready) {
+        emit_status(c, shape, "unknown_kernel");
+        continue;
+      }
+      if (c.cublas_rank >= static_cast<int>(lt.algos.size())) {
+        emit_status(c, shape, "cannot_implement");
+        continue;
+      }
+      c.cublas_algo = lt.describe(c.cublas_rank);
+      set_in_flight(c, shape, opt.timeout_s);
+    } else {
+      auto found = kernels.find(c.name);
+      if (found == kernels.end()) {
+        emit_status(c, shape, "unknown_kernel");
+        continue;
+      }
+      c.kernel = found->second;
+      c.have_info = true;
+      set_in_flight(c, shape, opt.timeout_s);
+      c.kernel.lib->info(c.kernel.index, &c.info);
+      p = problem_for(c, 0);
+      if (c.kernel.lib->can_implement(c.kernel.index, &p) != CB_OK) {
+        emit_status(c, shape, "cannot_implement");
+        continue;
+      }
+      size_t need = 0;
+      c.kernel.lib->workspace_size(c.kernel.index, &p, &need);
+      if (need > workspace_bytes) {
+        // Graphs captured so far hold the old workspace: keep it alive, allocate a new one.
+        CUDA_OR_DIE(cudaMalloc(&workspace, need));
+        workspace_bytes = need;
+      }
     }
     CUDA_OR_DIE(cudaMemsetAsync(d, 0xFF, mn * 2, stream));  // bf16 0xFFFF is NaN
     CUDA_OR_DIE(cudaMemsetAsync(sums, 0, 2 * sizeof(double), stream));
@@ -682,61 +1078,154 @@ int main(int argc, char** argv) {
     if (c.passed) timed.push_back(&c);
   if (timed.empty()) return 0;
 
-  // 2. heat: sustained load brings the clock down to where the timed rounds will run.
+  // The rounds' orders, fixed now so that each replay's operands continue the rotation: the
+  // replay at position p of the whole sequence reads slots p*iters+1, p*iters+2, ... (mod the
+  // pool), whatever configuration sits there.
+  std::vector<std::vector<Config*>> orders;
   {
-    Config& c = *timed.front();
+    std::vector<Config*> order = timed;
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (opt.shuffle_seed + 1);
+    for (int r = 0; r < opt.rounds; ++r) {
+      if (opt.shuffle_seed != 0) {
+        for (size_t i = order.size(); i > 1; --i) {
+          rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;  // xorshift64
+          std::swap(order[i - 1], order[rng % i]);
+        }
+      }
+      orders.push_back(order);
+    }
+  }
+  if (opt.graph) {
+    long long position = 0;
+    for (int r = 0; r < opt.rounds; ++r) {
+      for (Config* cp : orders[r]) {
+        Config& c = *cp;
+        int first = static_cast<int>((position++ * opt.iters + 1) % pool.slots);
+        if (!c.passed) continue;
+        set_in_flight(c, shape, opt.timeout_s, r > 0);
+        if (capture(c, first)) clear_in_flight();
+      }
+    }
+    // Each configuration's first graph once, then one check that the stream is still fine.
+    for (Config* cp : timed)
+      if (cp->passed && cudaGraphLaunch(cp->graphs[0], stream) != cudaSuccess)
+        fail_config(*cp, "graph launch failed");
+    CUDA_OR_DIE(cudaStreamSynchronize(stream));
+  }
+
+  // 2. heat: sustained load brings the clock down to where the timed rounds will run.
+  for (Config* first : timed) {
+    if (!first->passed) continue;
+    Config& c = *first;
     set_in_flight(c, shape, opt.timeout_s + opt.heat_s);
     auto until = std::chrono::steady_clock::now() +
                  std::chrono::milliseconds(static_cast<long long>(opt.heat_s * 1000));
     while (c.passed && std::chrono::steady_clock::now() < until) {
-      for (int i = 0; i < 20 && c.passed; ++i) launch(c, pool.take());
+      for (int i = 0; i < 20 && c.passed; ++i) {
+        if (opt.graph) {
+          if (cudaGraphLaunch(c.graphs[i % c.graphs.size()], stream) != cudaSuccess)
+            fail_config(c, "graph launch");
+        } else {
+          launch(c, pool.take());
+        }
+      }
       if (c.passed) sync_or_die(c);
     }
     clear_in_flight();
+    break;
   }
 
-  // 3. round-robin rounds.
+  // 3. rounds.
+  const auto t0 = std::chrono::steady_clock::now();
+  auto seconds = [&]() {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  };
+  double last_sample_s = -1, sample_mhz = NAN, sample_watts = NAN;
+  auto record = [&](Config& c, int round, int seq, double ms) {
+    double now = seconds();
+    if (now - last_sample_s >= 2e-3) {  // NVML at most every 2 ms
+      nvml.sample(&sample_mhz, &sample_watts);
+      last_sample_s = now;
+    }
+    c.ms.push_back(ms);
+    c.mhz.push_back(sample_mhz);
+    c.watts.push_back(sample_watts);
+    if (rounds_out)
+      std::fprintf(rounds_out, "%s,%d,%d,%d,%d,%d,%.6f,%s,%s,%.4f\n", c.text.c_str(), shape.m,
+                   shape.n, shape.k, round, seq, ms, fmt("%.0f", sample_mhz).c_str(),
+                   fmt("%.1f", sample_watts).c_str(), now);
+  };
+  const size_t kInFlight = 64;  // replays queued ahead of the one being read back
   for (int r = 0; r < opt.rounds; ++r) {
-    for (Config* cp : timed) {
-      Config& c = *cp;
+    const std::vector<Config*>& order = orders[r];
+    if (!opt.graph) {
+      // Without graphs: one configuration at a time, a spin kernel holding the stream until
+      // its launches are enqueued.
+      for (size_t seq = 0; seq < order.size(); ++seq) {
+        Config& c = *order[seq];
+        if (!c.passed) continue;
+        set_in_flight(c, shape, opt.timeout_s, true);
+        *reinterpret_cast<volatile int*>(flag_host) = 0;
+        block_until<<<1, 1, 0, stream>>>(flag_dev, 1000000000ull);
+        CUDA_OR_DIE(cudaEventRecord(start, stream));
+        bool ok = true;
+        for (int i = 0; i < opt.iters && ok; ++i) ok = launch(c, pool.take());
+        CUDA_OR_DIE(cudaEventRecord(stop, stream));
+        __sync_synchronize();
+        *reinterpret_cast<volatile int*>(flag_host) = 1;
+        if (!ok) continue;
+        if (cudaEventSynchronize(stop) != cudaSuccess) {
+          sync_or_die(c);
+          continue;
+        }
+        float ms = 0.0f;
+        CUDA_OR_DIE(cudaEventElapsedTime(&ms, start, stop));
+        record(c, r, static_cast<int>(seq), double(ms) / opt.iters);
+        clear_in_flight();
+      }
+      continue;
+    }
+    // With graphs: replays enqueued back to back, read back kInFlight behind.
+    std::vector<std::pair<Config*, int>> queued;
+    size_t read = 0;
+    auto read_back = [&](size_t upto) {
+      for (; read < upto; ++read) {
+        Config& c = *queued[read].first;
+        if (!c.passed) continue;
+        set_in_flight(c, shape, opt.timeout_s, true);
+        if (cudaEventSynchronize(c.stop) != cudaSuccess) {
+          sync_or_die(c);
+          continue;
+        }
+        float ms = 0.0f;
+        CUDA_OR_DIE(cudaEventElapsedTime(&ms, c.start, c.stop));
+        record(c, r, queued[read].second, double(ms) / opt.iters);
+        clear_in_flight();
+      }
+    };
+    for (size_t seq = 0; seq < order.size(); ++seq) {
+      Config& c = *order[seq];
       if (!c.passed) continue;
-      set_in_flight(c, shape, opt.timeout_s);
-      *reinterpret_cast<volatile int*>(flag_host) = 0;
-      block_until<<<1, 1, 0, stream>>>(flag_dev, 1000000000ull);
-      CUDA_OR_DIE(cudaEventRecord(start, stream));
-      bool ok = true;
-      for (int i = 0; i < opt.iters && ok; ++i) ok = launch(c, pool.take());
-      CUDA_OR_DIE(cudaEventRecord(stop, stream));
-      __sync_synchronize();
-      *reinterpret_cast<volatile int*>(flag_host) = 1;
-      if (!ok) continue;
-      if (cudaEventSynchronize(stop) != cudaSuccess) {
-        sync_or_die(c);
+      set_in_flight(c, shape, opt.timeout_s, true);
+      if (cudaEventRecord(c.start, stream) != cudaSuccess ||
+          cudaGraphLaunch(c.graphs[r], stream) != cudaSuccess ||
+          cudaEventRecord(c.stop, stream) != cudaSuccess) {
+        fail_config(c, std::string("graph replay: ") + cudaGetErrorString(cudaGetLastError()));
         continue;
       }
-      float ms = 0.0f;
-      CUDA_OR_DIE(cudaEventElapsedTime(&ms, start, stop));
-      c.ms.push_back(double(ms) / opt.iters);
-      double mhz, watts;
-      nvml.sample(&mhz, &watts);
-      c.mhz.push_back(mhz);
-      c.watts.push_back(watts);
       clear_in_flight();
+      queued.emplace_back(&c, static_cast<int>(seq));
+      if (queued.size() > kInFlight) read_back(queued.size() - kInFlight);
     }
+    read_back(queued.size());
   }
+  if (rounds_out) std::fclose(rounds_out);
 
   // 4. rows.
   for (Config* cp : timed) {
     Config& c = *cp;
     if (!c.passed) continue;
-    double n = double(c.ms.size()), mean = 0, var = 0, mhz = 0, watts = 0;
-    for (size_t i = 0; i < c.ms.size(); ++i) {
-      mean += c.ms[i] / n;
-      mhz += c.mhz[i] / n;
-      watts += c.watts[i] / n;
-    }
-    for (double v : c.ms) var += (v - mean) * (v - mean) / (n - 1);
-    emit_line(make_row(c, shape, "ok", mean, std::sqrt(var), mhz, watts));
+    emit_line(make_row(c, shape, "ok", stats_of(c)));
   }
   return 0;
 }

@@ -9,6 +9,7 @@ from typing import Any
 
 from evaluation.cutlass.batches import KernelBatch
 from harness.errors import BenchspaceError
+from harness.files import read_object
 from harness.jsonio import write_text_atomic
 
 INDEX_FORMAT = "benchspace-cutlass-batches"
@@ -34,10 +35,7 @@ def load_index(build_dir: Path) -> dict[str, Any]:
     path = build_dir / INDEX_NAME
     if not path.exists():
         return {"format": INDEX_FORMAT, "version": INDEX_VERSION, "batches": {}, "kernels": {}}
-    try:
-        data: dict[str, Any] = json.loads(path.read_text())
-    except json.JSONDecodeError as exc:
-        raise BenchspaceError(f"{path}: not JSON ({exc}); delete it to rebuild the index") from exc
+    data = read_object(path, kind="batch index (delete it to rebuild)")
     if data.get("format") != INDEX_FORMAT or data.get("version") != INDEX_VERSION:
         raise BenchspaceError(
             f"{path}: $.format/$.version is {data.get('format')!r}/{data.get('version')!r}, "

@@ -11,8 +11,9 @@ from typing import Any
 
 from evaluation.cutlass.nvcc import NVCC_FLAGS
 from harness.errors import UsageError
+from harness.files import decode
 
-GLUE_VERSION = 1
+GLUE_VERSION = 2
 """Bump when cb_kernel.hpp or batch.cu.j2 change what a library does: every batch rebuilds."""
 
 
@@ -56,9 +57,10 @@ def plan_batches(names: Sequence[str], per_tu: int = 8) -> list[KernelBatch]:
 def read_kernel_list(path: Path) -> list[str]:
     """Kernel names, one a line; blank lines and ``#`` comments ignored."""
     try:
-        lines = path.read_text().splitlines()
+        blob = path.read_bytes()
     except OSError as exc:
         raise UsageError(f"{path}: cannot read the kernel list ({exc.strerror})") from exc
+    lines = decode(blob, str(path), error=UsageError).splitlines()
     return [line.strip() for line in lines if line.strip() and not line.startswith("#")]
 
 

@@ -47,6 +47,8 @@ _INFO_FIELDS = (
     "cluster_n",
     "has_raster",
     "has_swizzle",
+    "has_splits",
+    "has_decomposition",
     "regs",
     "local_bytes",
 )
@@ -69,7 +71,7 @@ def library_static_info(library: Path) -> dict[str, dict[str, int]]:
         out = _CbInfo()
         lib.cb_info(index, ctypes.byref(out))
         name = lib.cb_kernel_name(index).decode()
-        info[name] = {f: int(getattr(out, f)) for f in _INFO_FIELDS[:10]}
+        info[name] = {f: int(getattr(out, f)) for f in _INFO_FIELDS[:-2]}
     return info
 
 

@@ -7,7 +7,6 @@ describes their columns. Required columns are checked; extra columns are kept an
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +17,7 @@ import pandas as pd
 
 from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
 from harness.errors import BenchspaceError, json_path
+from harness.files import read_json
 
 FORMAT = "benchspace-cutlass-dataset"
 VERSION = 1
@@ -101,10 +101,7 @@ def _read_provenance(folder: Path) -> dict[str, Any]:
         raise DatasetError(
             f"{folder}: no provenance.json; is this a dataset folder such as evaluation/data/h200?"
         )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
-        raise DatasetError(f"{path}: not valid JSON ({exc}); fix the file") from None
+    data = read_json(path, error=DatasetError, kind="dataset provenance")
     if not isinstance(data, dict):
         raise DatasetError(f"{path}: $: expected a JSON object, got {type(data).__name__}")
     if data.get("format") != FORMAT:

@@ -50,37 +50,76 @@ STATUSES: tuple[str, ...] = (
 RASTERS: tuple[str, ...] = ("H", "M", "N")
 """Heuristic, along M, along N."""
 SWIZZLES: tuple[int, ...] = (1, 2, 4, 8)
+DECOMPOSITIONS: tuple[str, ...] = ("H", "D", "K", "S")
+"""Stream-K decomposition: heuristic, data-parallel, split-K, stream-K."""
+CUBLAS = "cublas"
+"""The name of cuBLASLt configurations: ``cublas:heuristic`` and ``cublas:algo<i>``."""
 
 _NAME = re.compile(r"[A-Za-z0-9_]+")
+_CUBLAS = re.compile(r"cublas:(heuristic|algo[0-9]{1,3})")
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class KernelRunConfig:
-    """One runtime configuration of a compiled kernel: the kernel and its scheduler knobs."""
+    """One runtime configuration: a compiled kernel and its scheduler knobs, or a cuBLASLt
+    algorithm (``name`` ``cublas``, ``algo`` ``heuristic`` or ``algo<i>``)."""
 
     name: str
     raster: str = "H"
     swizzle: int = 1
+    splits: int = 1
+    """Stream-K kernels: split-K factor (``k<splits>`` in the text)."""
+    decomposition: str = "H"
+    """Stream-K kernels: one of :data:`DECOMPOSITIONS` (``d<X>`` in the text)."""
+    algo: str = ""
+    """cuBLASLt configurations only."""
+
+    @property
+    def cublas(self) -> bool:
+        """True for a cuBLASLt configuration."""
+        return self.name == CUBLAS
 
     @property
     def text(self) -> str:
         """The driver's CONFIG argument; defaults are left out so the plain name is canonical."""
-        if self.swizzle != 1:
-            return f"{self.name}:{self.raster}:{self.swizzle}"
+        if self.cublas:
+            return f"{CUBLAS}:{self.algo}"
+        extra = (f":k{self.splits}" if self.splits != 1 else "") + (
+            f":d{self.decomposition}" if self.decomposition != "H" else ""
+        )
+        if self.swizzle != 1 or extra:
+            return f"{self.name}:{self.raster}:{self.swizzle}{extra}"
         return self.name if self.raster == "H" else f"{self.name}:{self.raster}"
 
 
 def parse_config(text: str) -> KernelRunConfig:
-    """``name[:raster[:swizzle]]`` as the driver accepts it."""
+    """``name[:raster[:swizzle[:k<splits>][:d<decomposition>]]]`` or ``cublas:heuristic`` /
+    ``cublas:algo<i>``, as the driver accepts them."""
+    if _CUBLAS.fullmatch(text):
+        return KernelRunConfig(name=CUBLAS, algo=text.split(":", 1)[1])
     parts = text.split(":")
-    fix = "write <kernel_name>[:H|M|N[:1|2|4|8]]"
-    if not 1 <= len(parts) <= 3 or not _NAME.fullmatch(parts[0]):
+    fix = "write <kernel_name>[:H|M|N[:1|2|4|8[:k<splits>][:d<H|D|K|S>]]] or cublas:heuristic"
+    if not 1 <= len(parts) <= 5 or not _NAME.fullmatch(parts[0]) or parts[0] == CUBLAS:
         raise UsageError(f"configuration {text!r} is not valid; {fix}")
     raster = parts[1] if len(parts) > 1 else "H"
     swizzle = parts[2] if len(parts) > 2 else "1"
     if raster not in RASTERS or swizzle not in {str(s) for s in SWIZZLES}:
         raise UsageError(f"configuration {text!r} is not valid; {fix}")
-    return KernelRunConfig(name=parts[0], raster=raster, swizzle=int(swizzle))
+    splits, decomposition, seen = 1, "H", ""
+    for field in parts[3:]:
+        if re.fullmatch(r"k[0-9]{1,3}", field) and not seen and int(field[1:]) >= 1:
+            splits, seen = int(field[1:]), "k"
+        elif re.fullmatch(r"d[HDKS]", field) and seen != "d":
+            decomposition, seen = field[1], "d"
+        else:
+            raise UsageError(f"configuration {text!r} is not valid; {fix}")
+    return KernelRunConfig(
+        name=parts[0],
+        raster=raster,
+        swizzle=int(swizzle),
+        splits=splits,
+        decomposition=decomposition,
+    )
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

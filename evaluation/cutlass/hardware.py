@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
@@ -11,6 +10,7 @@ from typing import Any
 
 from evaluation import DATA_DIR
 from harness.errors import BenchspaceError, json_path
+from harness.files import parse_json, read_text
 
 FORMAT = "benchspace-hardware"
 VERSION = 1
@@ -154,9 +154,6 @@ def load_hardware(name_or_path: str | Path) -> Hardware:
                 f"{text}: no such hardware descriptor; use one of "
                 f"{', '.join(available_hardware())} or a path to a descriptor JSON file"
             )
-        origin, raw = str(path), path.read_text(encoding="utf-8")
-    try:
-        data = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise HardwareError(f"{origin}: not valid JSON ({exc}); fix the file") from exc
+        origin, raw = str(path), read_text(path, error=HardwareError, kind="hardware descriptor")
+    data = parse_json(raw, origin, error=HardwareError, kind="hardware descriptor")
     return parse_hardware(data, origin)

@@ -114,6 +114,46 @@ def choose_kernel_set(
     return _order(pool[pool["name"].isin(chosen)], default_names, rank)
 
 
+SMALL_TILE_M = 64
+"""The small/skinny tiles the default level lacks (TM 64 with TN 16...256, TK 64...256)."""
+
+
+def widen_kernel_set(
+    catalogue: pd.DataFrame,
+    default_names: Collection[str],
+    previous: Sequence[str],
+    size: int,
+    seed: int = 0,
+) -> list[str]:
+    """A wider set that keeps ``previous`` and adds every non-spilling small-tile kernel.
+
+    Order (so that any compiled prefix is spread out): the default-level kernels; then the
+    small-tile kernels (``tm`` = :data:`SMALL_TILE_M`, central clusters first, the tiles taking
+    turns) alternating one for one with the rest of ``previous`` (in its order); then a
+    tile-stratified sample of what is left (:func:`choose_kernel_set`) up to ``size``.
+    """
+    pool = _keys(catalogue[~static_spill(catalogue)].sort_values("name", kind="stable"))
+    in_pool = set(pool["name"])
+    kept = [n for n in dict.fromkeys(previous) if n in in_pool]
+    defaults = [n for n in kept if n in default_names]
+    defaults += sorted(n for n in in_pool if n in default_names and n not in set(defaults))
+    small = pool[(pool["tm"] == SMALL_TILE_M) & ~pool["name"].isin(kept + defaults)]
+    small = small.assign(
+        turn=small.groupby(["central", "tile"]).cumcount(), group=np.where(small["central"], 0, 1)
+    ).sort_values(["group", "turn", "tile", "name"], kind="stable")
+    rest_previous = [n for n in kept if n not in set(defaults)]
+    mixed: list[str] = []
+    small_names = [str(n) for n in small["name"]]
+    for i in range(max(len(small_names), len(rest_previous))):
+        mixed += small_names[i : i + 1] + rest_previous[i : i + 1]
+    chosen = list(dict.fromkeys(defaults + mixed))
+    if len(chosen) >= size:
+        return chosen[:size]
+    left = pool[~pool["name"].isin(chosen)]
+    fill = choose_kernel_set(left, set(), size - len(chosen), seed) if len(left) else []
+    return chosen + fill
+
+
 def _order(chosen: pd.DataFrame, default_names: Collection[str], rank: dict[str, int]) -> list[str]:
     group = np.where(chosen["name"].isin(list(default_names)), 0, np.where(chosen["central"], 1, 2))
     keyed = chosen.assign(
@@ -139,3 +179,14 @@ def layout_kernel_set(layout: str, size: int = DEFAULT_SIZE, seed: int = 0) -> l
     default = load_catalogue("default", [layout])
     default_names = set(default.loc[default["c_type"] == "void", "name"])
     return choose_kernel_set(pool, default_names, size, seed)
+
+
+def widened_layout_kernel_set(
+    layout: str, previous: Sequence[str], size: int, seed: int = 0
+) -> list[str]:
+    """:func:`widen_kernel_set` over one layout's ``max`` catalogue (C = void)."""
+    full = load_catalogue("max", [layout])
+    pool = full[full["c_type"] == "void"]
+    default = load_catalogue("default", [layout])
+    default_names = set(default.loc[default["c_type"] == "void", "name"])
+    return widen_kernel_set(pool, default_names, previous, size, seed)

@@ -10,8 +10,11 @@ from pathlib import Path
 
 from harness.errors import BenchspaceError
 
-SOURCE_DIR = Path(__file__).resolve().parents[2] / "benchmarks" / "cutlass"
-"""The hand-written C++: driver, per-kernel glue, ABI header and the batch template."""
+_PACKAGED = Path(__file__).resolve().parent / "driver"
+_CHECKOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "cutlass"
+SOURCE_DIR = _PACKAGED if (_PACKAGED / "cutlass_bench.cu").is_file() else _CHECKOUT
+"""The hand-written C++: driver, per-kernel glue, ABI header and the batch template (copied
+into the package by setup.py's build step; read in place in a checkout)."""
 
 NVCC_FLAGS: tuple[str, ...] = (
     "-std=c++17",

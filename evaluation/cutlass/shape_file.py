@@ -10,6 +10,7 @@ from typing import Any
 from evaluation import DATA_DIR
 from evaluation.cutlass.shapes import Shape, ShapeError, ShapeSets
 from harness.errors import json_path
+from harness.files import read_json
 from harness.jsonio import write_text_atomic
 
 FORMAT = "benchspace-cutlass-shapes"
@@ -96,12 +97,7 @@ def parse_shape_sets(data: Any, origin: str) -> ShapeSets:
 
 def load_shape_sets(path: str | Path) -> ShapeSets:
     """Read a shape-set file."""
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ShapeError(f"{path}: cannot read ({exc.strerror}); check the path") from exc
-    except json.JSONDecodeError as exc:
-        raise ShapeError(f"{path}: not valid JSON ({exc}); regenerate it") from exc
+    data = read_json(path, error=ShapeError, kind="shape-set file")
     return parse_shape_sets(data, str(path))
 
 

@@ -1,6 +1,8 @@
-"""Shipping a selector: rank the candidates of a shape, write the bucketed kernel header.
+"""Shipping a selector: rank the candidates of a shape, grow and check the kernel header.
 
 Last wing of ``evaluation`` (order: cutlass → selector → study → deploy): may import every
-other wing; nothing in ``evaluation`` imports it. Within it: ``select`` → ``select_format``
-and ``kernel_header``.
+other wing; nothing in ``evaluation`` imports it. Within it: ``select`` → ``select_format``;
+``shape_sample`` and ``dispatch_tree`` → ``kernel_header`` (the tree grown from the selector,
+rendered as C++) → ``header_check`` → ``header_check_format``; ``header_study`` (header vs
+select on held-out shapes).
 """

@@ -1,16 +1,19 @@
-"""The deployment header ``include/benchspace/gemm_kernels.hh``: shape buckets -> chosen kernel.
+"""The deployment header ``include/benchspace/gemm_kernels.hh``: a dispatch tree over the shape.
 
-Buckets: one set of inclusive upper edges applies to each of M, N and K, so a problem falls
-in the cell ``[bucket(M)][bucket(N)][bucket(K)]`` of a cube of ``len(buckets)^3`` cells. The
-default edges are powers of four, 128, 512, 2048, 8192 (log2 ranges of width 2, about the
-granularity at which the study's preferred tile and schedule change) with an open top bucket.
-A space file's ``header`` section can declare other edges (``buckets``), the namespace, the
-include guard and the override variable (``env_prefix`` + ``GEMM_KERNEL``).
+The header is derived from the selector on a dense sample, not from a few representative
+shapes: ``samples`` shapes drawn log-uniformly over the domain (seeded), every candidate
+scored by the selector and its score gap turned into a predicted ``T/T*`` by the selector's
+calibration (:mod:`evaluation.selector.calibration`); then a decision tree on M, N and K
+(:mod:`evaluation.deploy.dispatch_tree`) on M, N, K and their quantisation features
+(:mod:`evaluation.deploy.shape_features`) is grown best-first within a leaf budget, each leaf
+running the candidate with the best geometric mean of predicted throughput over its samples.
+Nothing is measured here; the header says which selector chose it.
 
-Each cell gets the selector's argmax at the cell's representative shape: per dimension the
-geometric centre of the bucket's range (the lowest bucket starts at 32, the open top bucket
-ends at twice its lower edge), rounded to a multiple of 32. Nothing is measured here; the
-header says which selector chose it.
+``cublas`` is a dispatch choice too: a leaf names it when the selector carries same-round
+cuBLAS measurements (dataset v2) for shapes in that leaf and cuBLAS was ahead of the
+selector's pick on them (geometric mean of ``T(pick) / T(cuBLAS)`` below one). Without such
+measurements no leaf names it; the enumerator exists either way so that calling code can
+dispatch on it.
 
 Rendering goes through the generators' strict Jinja environment and identifier checks
 (:mod:`generators.render`, :mod:`harness.cxx_types`); the template only loops and substitutes.
@@ -18,17 +21,21 @@ Rendering goes through the generators' strict Jinja environment and identifier c
 
 from __future__ import annotations
 
-import math
-import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import numpy as np
+import pandas as pd
 
 from evaluation.cutlass.driver_csv import RASTERS
-from evaluation.deploy.select import rank_shapes
+from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, grow_tree, relabel
+from evaluation.deploy.select import score_matrix
+from evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
+from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
+from evaluation.selector.calibration import Y_FLOOR
 from evaluation.selector.model_file import DeployedSelector
 from generators.render import comment_text, environment
 from harness import __version__
@@ -38,213 +45,273 @@ from harness.spaces.model import Space
 
 TEMPLATE = "gemm_kernels.hh.j2"
 DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"
-DEFAULT_BUCKETS: tuple[tuple[str, int | None], ...] = (
-    ("TINY", 128),
-    ("SMALL", 512),
-    ("MEDIUM", 2048),
-    ("LARGE", 8192),
-    ("HUGE", None),
-)
-LOWEST = 32
-"""Smallest dimension of the anchor grid; the lowest bucket's range starts here."""
 ENV_SUFFIX = "GEMM_KERNEL"
-_BUCKET_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+CUBLAS = "cublas"
+"""The pseudo-kernel: dispatch to cuBLAS instead of a CUTLASS kernel."""
+DEFAULT_LEAVES = 256
+SHORTLIST = 8
+"""Candidates kept per sampled shape (its best predicted) when growing the tree."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class GemmHeaderSpec:
-    """Where the header goes and how it is bucketed and overridden."""
+    """Where the header goes, how it is overridden, and its size budget and sample."""
 
     path: str = DEFAULT_PATH
     namespace: str = "benchspace::gemm"
     env_var: str = "BENCHSPACE_" + ENV_SUFFIX
-    buckets: tuple[tuple[str, int | None], ...] = DEFAULT_BUCKETS
     guard: str | None = None
+    max_leaves: int = DEFAULT_LEAVES
+    """The size budget: leaves of the dispatch tree (each one table row)."""
+    samples: int = 8000
+    seed: int = 0
+    domain: ShapeDomain = field(default_factory=ShapeDomain)
+    edges_per_octave: int = 4
+    min_samples: int = 4
+    """Fewest sampled shapes a leaf may hold."""
+    quantised: bool = True
+    """Let nodes test the padding and wave features too, not only M, N and K."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class GemmCell:
-    """One cell of the table: its bucket names, the shape it was decided at, the choice."""
+class GemmChoice:
+    """A kernel with its runtime scheduler knobs (``cublas`` for the pseudo-kernel)."""
 
-    buckets: tuple[str, str, str]
-    shape: tuple[int, int, int]
     kernel: str
-    raster: str
-    swizzle: int
+    raster: str = "H"
+    swizzle: int = 1
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
-class GemmTable:
-    """Every cell's choice, in M-major order, and the kernels the table names."""
+class GemmDispatch:
+    """The tree, the choices its leaves index, and the kernels the enum lists."""
 
     spec: GemmHeaderSpec
-    cells: tuple[GemmCell, ...]
+    tree: DispatchTree
+    choices: tuple[GemmChoice, ...]
     kernels: tuple[str, ...]
-    """Sorted; the enum's order. Includes runners-up offered for the override."""
+    """Enum order: sorted CUTLASS names (runners-up included), then ``cublas``."""
     origin: str
-    """What chose the table (selector name, file hash, training data), for the banner."""
+    """What chose the tree (selector name, file hash, training data), for the banner."""
+    features: tuple[ShapeFeature, ...]
+    """What the nodes test (node ``dim`` indexes this)."""
+    sms: int
+    """The SM count the wave features divide by."""
+    cublas_leaves: int = 0
+
+    def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
+        """The leaf node of each (M, N, K) row."""
+        return self.tree.leaf_of(feature_matrix(shapes, self.sms)[:, : len(self.features)])
+
+    def choose(self, shapes: np.ndarray) -> np.ndarray:
+        """The index into :attr:`choices` of each (M, N, K) row."""
+        return self.tree.choose(feature_matrix(shapes, self.sms)[:, : len(self.features)])
 
 
 def spec_from_space(space: Space) -> GemmHeaderSpec:
-    """The header spec declared by a space file's ``header`` section (defaults otherwise)."""
+    """The header spec declared by a space file's ``header`` section (defaults otherwise):
+    path, namespace, env prefix, guard and the leaf budget (``leaves``)."""
     header = space.header
     if header is None:
         return GemmHeaderSpec()
+    leaves = space.raw.get("header", {}).get("leaves", DEFAULT_LEAVES)
     return GemmHeaderSpec(
         path=header.path,
         namespace=header.namespace,
         env_var=header.env_prefix + ENV_SUFFIX,
-        buckets=tuple(header.buckets),
         guard=header.guard,
+        max_leaves=int(leaves),
     )
 
 
-def _snap(x: float) -> int:
-    return max(LOWEST, round(x / LOWEST) * LOWEST)
+def predicted_log_y(selector: DeployedSelector, scores: np.ndarray) -> np.ndarray:
+    """``log y(s, c)``: each score's gap to its shape's best, through the calibration.
 
-
-def representatives(buckets: Sequence[tuple[str, int | None]]) -> list[int]:
-    """The representative size of each bucket: the geometric centre of its range."""
-    out, low = [], LOWEST
-    for _, edge in buckets:
-        high = edge if edge is not None else 2 * max(low, LOWEST)
-        out.append(_snap(math.sqrt(max(low, LOWEST) * max(high, LOWEST))))
-        low = (edge or high) + 1
-    return out
-
-
-def _check_buckets(buckets: Sequence[tuple[str, int | None]]) -> None:
-    edges = [e for _, e in buckets]
-    if not buckets or edges[-1] is not None or any(e is None for e in edges[:-1]):
-        raise HeaderError(
-            f"buckets {list(buckets)!r}: every bucket but the last needs an upper edge, the "
-            "last none"
-        )
-    finite = [int(e) for e in edges[:-1] if e is not None]
-    if finite != sorted(set(finite)) or (finite and finite[0] < 1):
-        raise HeaderError(f"bucket edges {finite} must be positive and strictly increasing")
-
-
-def choose_table(
-    selector: DeployedSelector,
-    spec: GemmHeaderSpec | None = None,
-    layout: str | None = None,
-    runners_up: int = 0,
-) -> GemmTable:
-    """Rank the candidates at every cell's representative shape and keep each argmax.
-
-    ``runners_up`` more kernels per cell (the next best) join the enum, so that an A/B test
-    through the override can name them, without being chosen for any cell.
+    A selector saved without a calibration is read with ``y = exp(gap)`` (uncalibrated).
     """
-    spec = spec or GemmHeaderSpec()
-    _check_buckets(spec.buckets)
-    sizes = representatives(spec.buckets)
-    names = [name for name, _ in spec.buckets]
-    index = [
-        (i, j, k) for i in range(len(sizes)) for j in range(len(sizes)) for k in range(len(sizes))
-    ]
-    shapes = [(sizes[i], sizes[j], sizes[k]) for i, j, k in index]
-    ranked = rank_shapes(selector, shapes, layout)
-    cells: list[GemmCell] = []
-    kernels: set[str] = set()
-    for _, group in ranked.groupby("shape", sort=True):
-        best = group.iloc[0]
-        shape_index = int(best["shape"])
-        i, j, k = index[shape_index]
-        cells.append(
-            GemmCell(
-                buckets=(names[i], names[j], names[k]),
-                shape=shapes[shape_index],
-                kernel=str(best["kernel"]),
-                raster=str(best["raster"]),
-                swizzle=int(best["swizzle"]),
-            )
-        )
-        kernels.update(str(x) for x in group["kernel"].drop_duplicates().iloc[: 1 + runners_up])
+    gap = scores - scores.max(axis=1, keepdims=True)
+    if selector.calibration is None:
+        return np.asarray(np.maximum(gap, np.log(Y_FLOOR)), dtype=np.float64)
+    y = selector.calibration.predict(gap) / selector.calibration.predict(np.zeros(1))[0]
+    return np.asarray(np.log(np.clip(y, Y_FLOOR, 1.0)), dtype=np.float64)
+
+
+def _origin(selector: DeployedSelector) -> str:
     trained = selector.trained_on
-    origin = (
+    return (
         f"selector {selector.name!r} ({Path(selector.source).name or 'in memory'} "
         f"{selector.sha256[:12] or '-'}), trained on {trained.get('dataset', '?')} "
         f"({trained.get('gpu', '?')}, {trained.get('date', '?')})"
     )
-    return GemmTable(spec=spec, cells=tuple(cells), kernels=tuple(sorted(kernels)), origin=origin)
+
+
+def _cublas_leaves(
+    tree: DispatchTree, sms: int, width: int, evidence: pd.DataFrame | None, layout: str
+) -> dict[int, bool]:
+    """Leaves where same-round cuBLAS beat the selector's pick (geometric mean below 1)."""
+    if evidence is None or evidence.empty:
+        return {}
+    rows = evidence[evidence["layout"].astype(str) == layout]
+    rows = rows[(rows["cublas_tflops"] > 0) & (rows["pick_tflops"] > 0)]
+    if rows.empty:
+        return {}
+    shapes = rows[["M", "N", "K"]].to_numpy(dtype=np.int64)
+    leaf = tree.leaf_of(feature_matrix(shapes, sms)[:, :width])
+    ratio = np.log(rows["pick_tflops"].to_numpy(float) / rows["cublas_tflops"].to_numpy(float))
+    mean = pd.Series(ratio).groupby(leaf).mean()
+    return {int(str(node)): bool(value < 0.0) for node, value in mean.items()}
+
+
+def choose_dispatch(
+    selector: DeployedSelector,
+    spec: GemmHeaderSpec | None = None,
+    layout: str | None = None,
+    runners_up: int = 0,
+) -> GemmDispatch:
+    """Sample, score, grow the tree, mark cuBLAS leaves; see the module docstring.
+
+    ``runners_up`` more kernels per leaf (the next best by the leaf's geometric mean) join the
+    enum, so that an A/B test through the override can name them, without being chosen.
+    """
+    spec = spec or GemmHeaderSpec()
+    if spec.max_leaves < 1 or spec.samples < 1 or spec.min_samples < 1:
+        raise HeaderError(
+            f"{spec.path}: leaves {spec.max_leaves}, samples {spec.samples} and min samples "
+            f"{spec.min_samples} must be positive"
+        )
+    shapes = sample_shapes(spec.domain, spec.samples, spec.seed)
+    pool, scores = score_matrix(selector, shape_tuples(shapes), layout)
+    # Rounded so that the last bits of the booster's float arithmetic cannot flip a choice.
+    logy = np.round(predicted_log_y(selector, scores), 6)
+    shortlist = np.argsort(-logy, axis=1, kind="stable")[:, :SHORTLIST]
+    columns = np.unique(shortlist)
+    sms = selector.hardware.sms
+    features = shape_features(spec.domain, sms, spec.edges_per_octave)
+    if not spec.quantised:
+        features = features[:3]
+    edges = [np.asarray(f.edges, dtype=np.int64) for f in features]
+    matrix = feature_matrix(shapes, sms)[:, : len(features)]
+    tree = grow_tree(matrix, logy[:, columns], edges, spec.max_leaves, spec.min_samples)
+    candidate = [
+        GemmChoice(kernel=str(kernel), raster=str(raster), swizzle=int(swizzle))
+        for kernel, raster, swizzle in zip(
+            pool["kernel"].iloc[columns],
+            pool["raster"].iloc[columns],
+            pool["swizzle"].iloc[columns],
+            strict=True,
+        )
+    ]
+    kernels = {candidate[leaf.choice].kernel for leaf in tree.leaves}
+    if runners_up > 0:
+        leaf_of = tree.leaf_of(matrix)
+        for node in {int(v) for v in leaf_of}:
+            total = logy[leaf_of == node][:, columns].sum(axis=0)
+            order = np.argsort(-total, kind="stable")[: 1 + runners_up]
+            kernels.update(candidate[int(c)].kernel for c in order)
+    chosen_layout = str(pool["layout"].iloc[0])
+    cublas = _cublas_leaves(tree, sms, len(features), selector.cublas, chosen_layout)
+    cublas_code = len(candidate)
+    tree = relabel(tree, {node: cublas_code for node, wins in cublas.items() if wins})
+    choices = (*candidate, GemmChoice(kernel=CUBLAS))
+    return GemmDispatch(
+        spec=spec,
+        tree=tree,
+        choices=choices,
+        kernels=(*sorted(kernels), CUBLAS),
+        origin=_origin(selector),
+        features=features,
+        sms=sms,
+        cublas_leaves=sum(cublas.values()),
+    )
 
 
 def _wrap(text: str) -> list[str]:
-    import textwrap
-
     return [f"// {line}" for line in textwrap.wrap(text, width=85, break_long_words=False)]
 
 
-def header_view(table: GemmTable) -> dict[str, Any]:
+def _short(kernel: str) -> str:
+    """The tile, cluster and schedule part of a procedural name, for comments."""
+    marker = "_bf16_bf16_f32_void_bf16_"
+    return kernel.split(marker, 1)[1] if marker in kernel else kernel
+
+
+def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
     """The checked values the template substitutes."""
-    spec = table.spec
+    spec = dispatch.spec
     try:
         namespace = check_namespace(spec.namespace)
         env = check_env_name(spec.env_var)
         guard = check_identifier(spec.guard, "include guard") if spec.guard else None
-        for kernel in table.kernels:
+        for kernel in dispatch.kernels:
             check_identifier(kernel, "kernel name")
-        for cell in table.cells:
-            if cell.raster not in RASTERS:
-                raise ValueError(f"raster {cell.raster!r} is not one of {', '.join(RASTERS)}")
+        for choice in dispatch.choices:
+            if choice.raster not in RASTERS:
+                raise ValueError(f"raster {choice.raster!r} is not one of {', '.join(RASTERS)}")
     except ValueError as exc:
         raise HeaderError(f"{spec.path}: cannot generate: {exc}") from None
-    _check_buckets(spec.buckets)
-    for name, _ in spec.buckets:
-        # Bucket names are written into comments: a newline would let text out of one.
-        if not _BUCKET_NAME.fullmatch(name):
-            raise HeaderError(
-                f"{spec.path}: cannot generate: bucket name {name!r} is not upper-case letters, "
-                "digits and '_'; rename it"
-            )
-    code = {k: i for i, k in enumerate(table.kernels)}
-    names = [n for n, _ in spec.buckets]
-    size = len(names)
-    if len(table.cells) != size**3:
-        raise HeaderError(
-            f"{spec.path}: {len(table.cells)} cells for {size} buckets; need {size**3}"
-        )
-    planes = []
-    for i, m_name in enumerate(names):
-        rows = []
-        for j, n_name in enumerate(names):
-            cells = table.cells[(i * size + j) * size : (i * size + j + 1) * size]
-            rows.append(
+    if CUBLAS not in dispatch.kernels or dispatch.kernels[-1] != CUBLAS:
+        raise HeaderError(f"{spec.path}: the kernel list must end with {CUBLAS!r}")
+    code = {k: i for i, k in enumerate(dispatch.kernels)}
+    used = sorted({n.choice for n in dispatch.tree.leaves})
+    missing = [dispatch.choices[c].kernel for c in used if dispatch.choices[c].kernel not in code]
+    if missing:
+        raise HeaderError(f"{spec.path}: leaf kernel {missing[0]!r} is not in the kernel list")
+    slot = {c: i for i, c in enumerate(used)}
+    nodes = []
+    for i, node in enumerate(dispatch.tree.nodes):
+        if node.dim == LEAF:
+            choice = dispatch.choices[node.choice]
+            nodes.append(
                 {
-                    "name": n_name,
-                    "cells": [
-                        {
-                            "kernel": c.kernel,
-                            "raster": c.raster,
-                            "swizzle": c.swizzle,
-                            "name": c.buckets[2],
-                            "shape": "x".join(map(str, c.shape)),
-                        }
-                        for c in cells
-                    ],
+                    "index": i,
+                    "dim": -1,
+                    "edge": 0,
+                    "left": slot[node.choice],
+                    "right": -1,
+                    "comment": f"leaf: {_short(choice.kernel)} ({node.samples} samples)",
                 }
             )
-        planes.append({"name": m_name, "rows": rows})
-    bucket_text = ", ".join(
-        f"{name} (<= {edge})" if edge is not None else f"{name} (above)"
-        for name, edge in spec.buckets
-    )
+        else:
+            nodes.append(
+                {
+                    "index": i,
+                    "dim": node.dim,
+                    "edge": node.edge,
+                    "left": node.left,
+                    "right": node.right,
+                    "comment": f"{dispatch.features[node.dim].name} <= {node.edge}",
+                }
+            )
+    choices = [
+        {
+            "kernel": dispatch.choices[c].kernel,
+            "raster": dispatch.choices[c].raster,
+            "swizzle": dispatch.choices[c].swizzle,
+        }
+        for c in used
+    ]
     banner = _wrap(
         " ".join(
             comment_text(
-                f"Generated by benchspace {__version__} from {table.origin}; do not edit by hand, "
-                "regenerate with `benchspace cutlass header`.",
+                f"Generated by benchspace {__version__} from {dispatch.origin}; do not edit by "
+                "hand, regenerate with `benchspace cutlass header`.",
                 "the header origin",
             )
         )
     )
+    d = spec.domain
     overview = (
-        "Problems are bucketed by M, N and K separately with the same edges; each cell holds the "
-        "selector's argmax among the compiled candidates at the cell's representative shape "
-        "(geometric centre of each range). Nothing in this table was measured at that shape. "
-        f"Override: {env}=<kernel name> selects that kernel of this table for every shape; "
-        "anything else keeps the compiled choice."
+        f"A decision tree on M, N, K and their padding to tile multiples and tile counts per wave "
+        f"({len(dispatch.tree.leaves)} leaves, budget "
+        f"{spec.max_leaves}) grown on {spec.samples} shapes drawn log-uniformly in "
+        f"[{d.low}, {d.high}] (multiples of {d.align}, seed {spec.seed}); each leaf runs the "
+        "candidate with the best geometric mean of the selector's predicted throughput over "
+        "its shapes. Nothing in this tree was measured at those shapes. `cublas` means: call "
+        "cuBLAS instead of a CUTLASS kernel; a leaf names it only where cuBLAS, timed in the "
+        "same rounds as the kernels, beat the selector's pick "
+        f"({dispatch.cublas_leaves} leaves here). Override: {env}=<kernel name> (or cublas) "
+        "selects that entry for every shape; anything else keeps the compiled choice. "
+        "`benchspace cutlass header --check` reports the regret against the selector."
     )
     return {
         "guard": guard,
@@ -252,19 +319,19 @@ def header_view(table: GemmTable) -> dict[str, Any]:
         "overview": _wrap(overview),
         "namespace": namespace,
         "env": env,
-        "kernels": [{"name": k, "code": code[k]} for k in table.kernels],
-        "buckets": [
-            {"name": name, "edge": edge, "code": i} for i, (name, edge) in enumerate(spec.buckets)
+        "kernels": [{"name": k, "code": code[k]} for k in dispatch.kernels],
+        "choices": [{**c, "code": code[str(c["kernel"])]} for c in choices],
+        "nodes": nodes,
+        "features": [
+            {"code": i, "name": f.name, "cxx": f.cxx} for i, f in enumerate(dispatch.features)
         ],
-        "bucket_text": bucket_text,
-        "table": planes,
     }
 
 
-def render_gemm_header(table: GemmTable) -> str:
-    """The header's text (deterministic for a table)."""
+def render_gemm_header(dispatch: GemmDispatch) -> str:
+    """The header's text (deterministic for a dispatch)."""
     template = environment().get_template(TEMPLATE)
     try:
-        return template.render(**header_view(table))
+        return template.render(**header_view(dispatch))
     except jinja2.UndefinedError as exc:  # a template/view mismatch: a bug, not user input
         raise RuntimeError(f"{TEMPLATE}: {exc}") from exc

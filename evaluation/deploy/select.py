@@ -8,14 +8,19 @@ and take the argmax; nothing is measured. The candidates are those of the traini
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evaluation.cutlass.catalogue import FIELDS
 from evaluation.cutlass.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
 from evaluation.cutlass.hardware import Hardware
+from evaluation.cutlass.same_round import same_round_cublas
+from evaluation.selector.calibration import fit_calibration
 from evaluation.selector.encoding import candidate_features
+from evaluation.selector.metrics import picks
 from evaluation.selector.model_file import DeployedSelector
 from evaluation.selector.sampling import static_score
 from evaluation.study.run import StudyOptions, fit_model, model_factories, prepare
@@ -54,6 +59,9 @@ def train_selector(
     if labels.empty:
         raise UsageError(f"no groups in split(s) {', '.join(splits)}; use --split all")
     model = fit_model(factories[model_name](), prepared.features[mask], labels)
+    scores = model.score(prepared.features[mask])
+    calibration = fit_calibration(labels["group"], scores, labels["y"].to_numpy())
+    evidence = cublas_evidence(labels, scores, same_round_cublas(dataset))
     p = dataset.provenance
     trained_on = {
         "dataset": str(dataset.path),
@@ -72,7 +80,24 @@ def train_selector(
         hardware=hw,
         candidates=candidate_catalogue(prepared.labels, prepared.configs),
         trained_on=trained_on,
+        calibration=calibration,
+        cublas=evidence if not evidence.empty else None,
     )
+
+
+def cublas_evidence(labels: pd.DataFrame, scores: np.ndarray, cublas: pd.DataFrame) -> pd.DataFrame:
+    """Per measured shape with same-round cuBLAS: cuBLAS's throughput, the pick and its own.
+
+    Columns M, N, K, layout, cublas_tflops, pick, pick_tflops, best_tflops (the measured best
+    candidate of the shape); empty when there is no same-round cuBLAS row.
+    """
+    columns = ["M", "N", "K", "layout", "cublas_tflops", "pick", "pick_tflops", "best_tflops"]
+    if cublas.empty:
+        return pd.DataFrame(columns=columns)
+    chosen = picks(labels, scores)
+    joined = chosen.merge(cublas, on=["M", "N", "K", "layout"], how="inner")
+    joined = joined.rename(columns={"kernel": "pick", "tflops": "pick_tflops"})
+    return joined[columns].sort_values(["M", "N", "K", "layout"]).reset_index(drop=True)
 
 
 def _check_shape(m: int, n: int, k: int) -> None:
@@ -81,11 +106,8 @@ def _check_shape(m: int, n: int, k: int) -> None:
             raise UsageError(f"{name} = {value} must be a positive integer")
 
 
-def rank_shapes(
-    selector: DeployedSelector, shapes: Sequence[tuple[int, int, int]], layout: str | None = None
-) -> pd.DataFrame:
-    """Every candidate of ``layout`` scored for each shape: columns shape (index into
-    ``shapes``), M, N, K, kernel, raster, swizzle, score, static_score; best first per shape."""
+def candidate_pool(selector: DeployedSelector, layout: str | None = None) -> pd.DataFrame:
+    """The selector's candidates of ``layout`` (default: the only layout it has)."""
     pool = selector.candidates
     layouts = sorted(set(pool["layout"].astype(str)))
     chosen = layout if layout is not None else (layouts[0] if len(layouts) == 1 else None)
@@ -94,7 +116,12 @@ def rank_shapes(
             f"layout {layout!r} has no candidates in this selector; choose one of "
             f"{', '.join(layouts)} with --layout"
         )
-    pool = pool[pool["layout"].astype(str) == chosen].reset_index(drop=True)
+    return pool[pool["layout"].astype(str) == chosen].reset_index(drop=True)
+
+
+def _scored(
+    selector: DeployedSelector, pool: pd.DataFrame, shapes: Sequence[tuple[int, int, int]]
+) -> pd.DataFrame:
     for m, n, k in shapes:
         _check_shape(m, n, k)
     frames = [pool.assign(shape=i, M=m, N=n, K=k) for i, (m, n, k) in enumerate(shapes)]
@@ -104,9 +131,37 @@ def rank_shapes(
     features = candidate_features(rows, configs, selector.hardware)
     rows["score"] = selector.model.score(features)
     rows["static_score"] = static_score(features, selector.hardware).to_numpy()
+    return rows
+
+
+def rank_shapes(
+    selector: DeployedSelector, shapes: Sequence[tuple[int, int, int]], layout: str | None = None
+) -> pd.DataFrame:
+    """Every candidate of ``layout`` scored for each shape: columns shape (index into
+    ``shapes``), M, N, K, kernel, raster, swizzle, score, static_score; best first per shape."""
+    rows = _scored(selector, candidate_pool(selector, layout), shapes)
     rows = rows.sort_values(["shape", "score"], ascending=[True, False], kind="stable")
     keep = ["shape", "M", "N", "K", "kernel", "raster", "swizzle", "score", "static_score"]
     return rows[keep].reset_index(drop=True)
+
+
+def score_matrix(
+    selector: DeployedSelector,
+    shapes: Sequence[tuple[int, int, int]],
+    layout: str | None = None,
+    chunk: int = 256,
+) -> tuple[pd.DataFrame, np.ndarray]:
+    """The candidate pool and its scores, one row per shape and one column per candidate.
+
+    Scores ``chunk`` shapes at a time so that the feature frame stays small.
+    """
+    pool = candidate_pool(selector, layout)
+    out = np.empty((len(shapes), len(pool)), dtype=np.float64)
+    for start in range(0, len(shapes), chunk):
+        part = list(shapes[start : start + chunk])
+        rows = _scored(selector, pool, part)
+        out[start : start + len(part)] = rows["score"].to_numpy().reshape(len(part), len(pool))
+    return pool, out
 
 
 def rank_shape(
@@ -114,6 +169,50 @@ def rank_shape(
 ) -> pd.DataFrame:
     """All candidates for one shape, best first."""
     return rank_shapes(selector, [(m, n, k)], layout).drop(columns=["shape"])
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class CublasAdvice:
+    """What the same-round cuBLAS evidence nearest to a shape says."""
+
+    use: bool
+    """True: cuBLAS beat the selector's pick at the evidence shape."""
+    at: tuple[int, int, int]
+    distance: float
+    """Euclidean distance in log2 (M, N, K) from the asked shape to ``at``."""
+    cublas_tflops: float
+    pick_tflops: float
+
+
+CUBLAS_RADIUS = 1.0
+"""Evidence farther than this (one octave in one dimension) says nothing about a shape."""
+
+
+def cublas_advice(
+    selector: DeployedSelector, m: int, n: int, k: int, layout: str | None = None
+) -> CublasAdvice | None:
+    """The ``cublas`` pseudo-kernel's case for a shape: the nearest same-round evidence within
+    :data:`CUBLAS_RADIUS`; None when the selector carries none there."""
+    evidence = selector.cublas
+    if evidence is None or evidence.empty:
+        return None
+    chosen = str(candidate_pool(selector, layout)["layout"].iloc[0])
+    rows = evidence[evidence["layout"].astype(str) == chosen]
+    if rows.empty:
+        return None
+    dims = np.log2(rows[["M", "N", "K"]].to_numpy(dtype=np.float64))
+    distance = np.sqrt(((dims - np.log2([m, n, k])) ** 2).sum(axis=1))
+    at = int(np.argmin(distance))
+    if distance[at] > CUBLAS_RADIUS:
+        return None
+    row = rows.iloc[at]
+    return CublasAdvice(
+        use=bool(row["cublas_tflops"] > row["pick_tflops"]),
+        at=(int(row["M"]), int(row["N"]), int(row["K"])),
+        distance=float(distance[at]),
+        cublas_tflops=float(row["cublas_tflops"]),
+        pick_tflops=float(row["pick_tflops"]),
+    )
 
 
 def top_choices(ranked: pd.DataFrame, count: int) -> pd.DataFrame:

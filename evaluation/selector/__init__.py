@@ -2,6 +2,7 @@
 
 Second wing of ``evaluation`` (order: cutlass → selector → study → deploy): imports
 ``evaluation.cutlass`` and ``harness``, never ``study`` or ``deploy``. Within it:
-``features`` → ``encoding`` / ``sampling``; ``grades``, ``metrics``; ``models`` / ``mlp``
-(on ``encoding``) → ``cv`` → ``hpo``; ``model_file`` (a trained selector on disk).
+``features`` → ``encoding`` / ``sampling`` / ``static_time`` / ``nvmmh`` (NVIDIA's ranking,
+optional); ``grades``, ``metrics``; ``models`` / ``mlp`` (on ``encoding``) → ``cv`` → ``hpo``;
+``calibration``; ``model_file`` (a trained selector on disk).
 """

@@ -11,7 +11,6 @@ trees are in ``<stem>.xgboost.json`` beside it (``Booster.save_model`` JSON).
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -24,10 +23,12 @@ from evaluation import DATA_DIR
 from evaluation.cutlass.hardware import FORMAT as HARDWARE_FORMAT
 from evaluation.cutlass.hardware import VERSION as HARDWARE_VERSION
 from evaluation.cutlass.hardware import Hardware, parse_hardware
+from evaluation.selector.calibration import Calibration
 from evaluation.selector.encoding import FeatureSpec
 from evaluation.selector.mlp import FoldedMLP, MLPSelector
 from evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
 from harness.errors import BenchspaceError, json_path
+from harness.files import decode, parse_json, read_bytes
 from harness.jsonio import write_json_atomic, write_text_atomic
 
 SHIPPED = DATA_DIR / "models"
@@ -58,6 +59,11 @@ class DeployedSelector:
     source: str = ""
     """The sidecar path it was loaded from ('' when built in memory)."""
     sha256: str = ""
+    calibration: Calibration | None = None
+    """Score gap -> predicted ``T/T*``; None for files written before it existed."""
+    cublas: pd.DataFrame | None = None
+    """Same-round cuBLAS evidence (M, N, K, layout, cublas_tflops, pick, pick_tflops); None
+    when the training data had no same-round cuBLAS rows."""
 
 
 def kind_of(model: Selector) -> str:
@@ -125,6 +131,10 @@ def save_selector(selector: DeployedSelector, path: str | Path) -> list[Path]:
         "candidates": _candidate_records(selector.candidates),
         "trained_on": dict(selector.trained_on),
     }
+    if selector.calibration is not None:
+        doc["calibration"] = selector.calibration.to_json()
+    if selector.cublas is not None and not selector.cublas.empty:
+        doc["cublas"] = _candidate_records(selector.cublas)
     written = [target]
     if isinstance(selector.model, XGBSelector):
         booster = target.with_name(f"{target.stem}.xgboost.json")
@@ -173,16 +183,19 @@ def _model(kind: str, spec: FeatureSpec, doc: Mapping[str, Any], path: Path) -> 
 def load_selector(path: str | Path) -> DeployedSelector:
     """Read a saved selector; no training, no dataset needed."""
     source = Path(path)
-    if not source.is_file():
+    if not source.exists():
         raise SelectorFileError(
             f"{source}: no such selector; train one with 'benchspace cutlass train DATASET "
             f"--out {source}'"
         )
-    raw = source.read_bytes()
-    try:
-        doc = json.loads(raw)
-    except json.JSONDecodeError as exc:
-        raise SelectorFileError(f"{source}: not valid JSON ({exc}); retrain the selector") from None
+    raw = read_bytes(source, error=SelectorFileError, kind="selector")
+    doc = parse_json(
+        decode(raw, str(source), error=SelectorFileError),
+        str(source),
+        error=SelectorFileError,
+        kind="selector",
+        fix="retrain the selector",
+    )
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         found = doc.get("format") if isinstance(doc, dict) else type(doc).__name__
         raise SelectorFileError(f"{source}: {json_path('format')}: {found!r} must be {FORMAT!r}")
@@ -194,14 +207,31 @@ def load_selector(path: str | Path) -> DeployedSelector:
     kind = doc.get("kind")
     if kind not in KINDS:
         raise SelectorFileError(f"{source}: {json_path('kind')}: {kind!r} is not one of {KINDS}")
-    spec = FeatureSpec.from_json(doc["features"])
-    return DeployedSelector(
-        name=str(doc.get("name", kind)),
-        model=_model(kind, spec, doc, source),
-        spec=spec,
-        hardware=parse_hardware(doc["hardware"], f"{source}: $.hardware"),
-        candidates=pd.DataFrame(doc["candidates"]),
-        trained_on=doc.get("trained_on", {}),
-        source=str(source),
-        sha256=hashlib.sha256(raw).hexdigest(),
-    )
+    try:
+        spec = FeatureSpec.from_json(doc["features"])
+        try:
+            calibration = (
+                Calibration.from_json(doc["calibration"]) if "calibration" in doc else None
+            )
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SelectorFileError(
+                f"{source}: {json_path('calibration')}: malformed ({exc}); retrain the selector"
+            ) from None
+        cublas = pd.DataFrame(doc["cublas"]) if doc.get("cublas") else None
+        return DeployedSelector(
+            name=str(doc.get("name", kind)),
+            model=_model(kind, spec, doc, source),
+            spec=spec,
+            hardware=parse_hardware(doc["hardware"], f"{source}: $.hardware"),
+            candidates=pd.DataFrame(doc["candidates"]),
+            trained_on=doc.get("trained_on", {}),
+            source=str(source),
+            sha256=hashlib.sha256(raw).hexdigest(),
+            calibration=calibration,
+            cublas=cublas,
+        )
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SelectorFileError(
+            f"{source}: the selector is malformed ({exc!r}); retrain it with "
+            "'benchspace cutlass train'"
+        ) from None

@@ -2,6 +2,6 @@
 
 Third wing of ``evaluation`` (order: cutlass → selector → study → deploy): imports
 ``evaluation.cutlass``, ``evaluation.selector`` and ``harness``, never ``deploy``. Within it:
-``correlation``, ``sampling_study`` → ``run`` → ``report`` (renders a run);
+``correlation``, ``sampling_study``, ``baselines`` → ``run`` → ``report`` (renders a run);
 ``summary`` → ``summary_format``.
 """

@@ -15,6 +15,7 @@ import pandas as pd
 
 from evaluation.selector.hpo import SEARCH_SPACE
 from evaluation.selector.metrics import RegretSummary
+from evaluation.study.baselines import SEED_SELECTORS
 from evaluation.study.run import StudyResult
 from evaluation.study.sampling_study import (
     SEED_BUDGETS,
@@ -48,7 +49,7 @@ def _pct(x: float | None, digits: int = 1) -> str:
 
 
 def _ratio(x: float | None) -> str:
-    return "n/a" if x is None else f"{x:.3f}x"
+    return "not measured" if x is None else f"{x:.3f}x"
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]], markdown: bool) -> list[str]:
@@ -151,6 +152,7 @@ def render_text(result: StudyResult) -> str:
         "Held-out regret R(g) = 1 - T(pick)/T* on evaluation groups:",
         *_table(REGRET_HEADER, regret_rows(result.held_out), markdown=False),
         f"best measured kernel (oracle) vs cuBLAS: {_ratio(result.oracle_cublas)} (geomean)",
+        SEED_SELECTORS,
     ]
     if result.cross_validated:
         lines += [

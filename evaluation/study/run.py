@@ -20,11 +20,11 @@ from evaluation.cutlass.dataset import (
     Dataset,
     DatasetError,
     candidate_table,
-    cublas_table,
     describe,
     kernel_configs,
 )
 from evaluation.cutlass.hardware import Hardware
+from evaluation.cutlass.same_round import same_round_cublas
 from evaluation.selector.cv import cross_validate
 from evaluation.selector.encoding import FeatureSpec, candidate_features, feature_spec, group_codes
 from evaluation.selector.grades import DEFAULT_BANDS, label_groups
@@ -32,6 +32,7 @@ from evaluation.selector.metrics import RegretSummary, picks, random_pick, shape
 from evaluation.selector.mlp import MLPSelector, torch_available
 from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
 from evaluation.selector.sampling import static_score
+from evaluation.study.baselines import baseline_rows, with_cublas
 from evaluation.study.correlation import correlation_table, regime_table
 from evaluation.study.sampling_study import SamplingStudy, sampling_study
 
@@ -54,6 +55,7 @@ class Prepared:
     spec: FeatureSpec
     configs: pd.DataFrame
     cublas: pd.DataFrame
+    """cuBLAS timed in the same rounds as the kernels (empty for v1 data)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -108,7 +110,7 @@ def prepare(dataset: Dataset, hw: Hardware, bands: int = DEFAULT_BANDS) -> Prepa
         features=features,
         spec=feature_spec(features),
         configs=configs,
-        cublas=cublas_table(dataset),
+        cublas=same_round_cublas(dataset),
     )
 
 
@@ -182,7 +184,7 @@ def run_study(
         notes.append("MLP skipped: PyTorch is not installed (pip install torch, extra 'mlp').")
     cublas = prepared.cublas
     factories = model_factories(prepared.spec, options)
-    held_out, chosen = [], []
+    held_out, chosen, or_cublas = [], [], []
     importance: tuple[tuple[str, float], ...] = ()
     for step, (name, make) in enumerate(factories.items(), start=1):
         say(f"training {name} ({step}/{len(factories)})")
@@ -190,19 +192,31 @@ def run_study(
         per_group = picks(y_ev, model.score(x_ev))
         held_out.append(summarise(name, per_group, cublas))
         chosen.append(per_group.assign(model=name))
+        if not cublas.empty:
+            row = with_cublas(name, per_group, picks(y_tr, model.score(x_tr)), y_ev, cublas)
+            or_cublas += [row] if row is not None else []
         if isinstance(model, XGBSelector) and model.objective == "rank:ndcg":
             ranked = sorted(model.importance().items(), key=lambda kv: -kv[1])
             importance = tuple(ranked[:15])
     static = static_score(x_ev, hw).to_numpy()
     static_picks = picks(y_ev, static)
-    held_out.append(summarise("static score", static_picks, cublas))
-    chosen.append(static_picks.assign(model="static score"))
+    held_out.append(summarise("static score (v1 weights)", static_picks, cublas))
+    chosen.append(static_picks.assign(model="static score (v1 weights)"))
+    rows, picked, baseline_notes = baseline_rows(x_ev, y_ev, y_tr, hw, cublas)
+    held_out += rows
+    chosen += picked
+    notes += baseline_notes
     rand = random_pick(y_ev).merge(shape_columns(y_ev), on="group")
     held_out.append(summarise("random (expected)", rand, cublas))
+    held_out += or_cublas
     oracle = picks(y_ev, y_ev["tflops"].to_numpy())
     oracle_cublas = summarise("oracle", oracle, cublas).cublas_geomean
     if cublas.empty:
-        notes.append("cuBLAS ratio unavailable: the dataset has no cublas table.")
+        notes.append(
+            "vs cuBLAS: not measured: this dataset has no cuBLAS rows timed in the same rounds "
+            "as the kernels (v1's cublas.csv.gz was timed in a separate process at burst clocks "
+            "and is not used as a baseline); CUTLASS-or-cuBLAS rows need such rows too"
+        )
     sm_count = dataset.provenance.get("sm_count")
     if isinstance(sm_count, int) and sm_count != hw.sms:
         notes.append(

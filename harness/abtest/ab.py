@@ -133,6 +133,13 @@ def case_params(
     case = bench.cases[case_index]
     grids = {**{k: v for p in bench.pre_tune for k, v in p.params.items()}, **case.tune}
     values = {name: None if name in bench.env else grid[0] for name, grid in grids.items()}
+    unknown = [name for name in given if name not in grids]
+    if unknown:
+        tuned = ", ".join(sorted(grids)) or "none"
+        raise UsageError(
+            f"--param {unknown[0]}: bench {bench.name!r} case {case_index} tunes no parameter "
+            f"{unknown[0]!r} (it tunes: {tuned}); name one of those"
+        )
     values.update(given)
     missing = [n for n in bench.arg_names() if values.get(n, case.fixed.get(n)) is None]
     if missing:

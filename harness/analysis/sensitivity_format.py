@@ -9,6 +9,7 @@ from typing import Any
 
 from harness.analysis.prune import Pruned, format_value
 from harness.analysis.sensitivity_report import BenchReport, ParamReport, SensitivityReport
+from harness.files import write_error
 
 INERT_NOTE = "inert — check that the code reads it"
 
@@ -257,6 +258,10 @@ def plot(report: SensitivityReport, path: Path) -> None:
     ax.set_xlabel("spread over a slice, % (grey: the bench's noise floor; red: median)")
     ax.set_title(f"sensitivity of {Path(report.source).name}", fontsize=10)
     fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, dpi=120)
+    except OSError as exc:
+        raise write_error(path, exc) from None
+    finally:
+        plt.close(fig)

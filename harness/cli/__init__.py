@@ -7,6 +7,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from types import ModuleType
 
 from harness import __version__
@@ -67,6 +68,26 @@ class MissingExtraError(BenchspaceError):
         )
 
 
+def cmake_helper() -> Path:
+    """The CMake helper: shipped in the package, or in a checkout's cmake/ folder."""
+    packaged = Path(__file__).resolve().parents[1] / "data" / "benchspace.cmake"
+    if packaged.is_file():
+        return packaged
+    return Path(__file__).resolve().parents[2] / "cmake" / "benchspace.cmake"
+
+
+class _PrintCMakePath(argparse.Action):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        print(cmake_helper())
+        parser.exit()
+
+
 def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     """The argument parser; only ``chosen``'s module is imported (none for bare ``--help``)."""
     parser = argparse.ArgumentParser(
@@ -75,6 +96,12 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
         "tuned constexpr headers.",
     )
     parser.add_argument("--version", action="version", version=f"benchspace {__version__}")
+    parser.add_argument(
+        "--cmake-path",
+        action=_PrintCMakePath,
+        nargs=0,
+        help="print the path of the CMake helper benchspace.cmake and exit",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name, (_, help_text) in SUBCOMMANDS.items():
         if name != chosen:
@@ -113,6 +140,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:
+        # The file layer (harness/files.py) words every read and write of a named file; this
+        # is the net under the path checks around it (a name too long for the system, a loop
+        # of symbolic links): still one line, naming the file.
+        if exc.filename is None:
+            raise
+        print(f"error: {exc.filename}: {exc.strerror or exc}; check the path", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

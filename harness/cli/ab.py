@@ -13,6 +13,7 @@ from harness.abtest.ab import (
     PairProgress,
     Side,
     case_invocation,
+    check_options,
     exe_invocation,
     find_executable,
     parse_assignments,
@@ -21,9 +22,11 @@ from harness.abtest.ab import (
 )
 from harness.abtest.ab_format import render_ab
 from harness.abtest.stats import Comparison
+from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import UsageError
 from harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOptions
 from harness.execute.readers import READERS
+from harness.files import check_output
 from harness.spaces.load import load_space
 from harness.store import Store
 from harness.values import Value, parse_value
@@ -49,7 +52,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     what.add_argument("--build-dir", type=Path, default=Path("build"), help="default: build")
     what.add_argument("--backend", default=DEFAULT_BACKEND, help="passed to minibench executables")
     what.add_argument("--type", dest="dtype", default="float", help="passed to minibench")
-    what.add_argument("--timeout", type=float, default=600.0, help="seconds per invocation")
+    what.add_argument("--timeout", type=seconds, default=600.0, help="seconds per invocation")
     sides = parser.add_argument_group("the two sides")
     sides.add_argument(
         "--a", action="append", default=[], metavar="VAR=VAL",
@@ -58,10 +61,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sides.add_argument("--b", action="append", default=[], metavar="VAR=VAL", help="as --a, for B")
     sides.add_argument("--exe-b", help="run B with this executable instead of A's")
     budget = parser.add_argument_group("budget and decision")
-    budget.add_argument("--rounds", type=int, help="most pairs (default 30; 1000 with --max-time)")
-    budget.add_argument("--max-time", type=float, help="seconds for the whole A/B")
     budget.add_argument(
-        "--margin", type=float, default=0.0, metavar="PCT",
+        "--rounds", type=count(1, 10**6), help="most pairs (default 30; 1000 with --max-time)"
+    )
+    budget.add_argument("--max-time", type=seconds, help="seconds for the whole A/B")
+    budget.add_argument(
+        "--margin", type=non_negative, default=0.0, metavar="PCT",
         help="decide only when the interval lies outside [1-PCT%%, 1+PCT%%] (default 0)",
     )  # fmt: skip
     budget.add_argument("--seed", type=int, default=0, help="order and bootstrap seed")
@@ -152,7 +157,10 @@ def run(args: argparse.Namespace) -> int:
     ab_options = ABOptions(
         rounds=rounds, max_time_s=args.max_time, margin_pct=args.margin, seed=args.seed
     )
+    check_options(ab_options)  # a usage error before the store is made
     progress = _progress(sys.stderr.isatty(), args.quiet)
+    if args.store and not args.store.is_dir():  # a directory is refused by the store itself
+        check_output(args.store, option="--store")
     if args.store:
         with Store(args.store) as store:
             result = run_ab(

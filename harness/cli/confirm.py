@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import platform
 import sys
 from pathlib import Path
@@ -14,7 +13,7 @@ from generators.header_parse import parse_header
 from generators.review import review_header
 from generators.review_format import review_document
 from generators.session import open_session
-from harness.abtest.ab import ABOptions, ABResult
+from harness.abtest.ab import ABOptions, ABResult, check_options
 from harness.abtest.confirm import (
     ProposedChange,
     Target,
@@ -24,8 +23,10 @@ from harness.abtest.confirm import (
     parse_changes,
 )
 from harness.abtest.confirm_format import render_markdown
+from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import HeaderError, UsageError
 from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
+from harness.files import check_not_input, check_output, read_object
 from harness.jsonio import dumps, write_json_atomic
 from harness.profiles.read import load_profile
 from harness.spaces.load import load_space
@@ -58,10 +59,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="confirm only this constant family or NAME_BUCKET (repeat)",
     )  # fmt: skip
     parser.add_argument("--build-dir", type=Path, help="default: the profile's build_dir")
-    parser.add_argument("--timeout", type=float, default=600.0, help="seconds per invocation")
-    parser.add_argument("--rounds", type=int, default=30, help="most pairs per A/B (default 30)")
-    parser.add_argument("--max-time", type=float, help="seconds per A/B")
-    parser.add_argument("--margin", type=float, default=0.0, metavar="PCT", help="as for ab")
+    parser.add_argument("--timeout", type=seconds, default=600.0, help="seconds per invocation")
+    parser.add_argument(
+        "--rounds", type=count(1, 10**6), default=30, help="most pairs per A/B (default 30)"
+    )
+    parser.add_argument("--max-time", type=seconds, help="seconds per A/B")
+    parser.add_argument("--margin", type=non_negative, default=0.0, metavar="PCT", help="as for ab")
     parser.add_argument("--seed", type=int, default=0, help="order and bootstrap seed")
     parser.add_argument(
         "--accept-unconfirmed",
@@ -94,17 +97,12 @@ def _generated_review(args: argparse.Namespace, space: Space) -> dict[str, Any]:
 
 
 def _read_review(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text("utf-8"))
-    except FileNotFoundError:
-        raise HeaderError(
-            f"{path}: no such file; write it with `benchspace review --format json`"
-        ) from None
-    except json.JSONDecodeError as exc:
-        raise HeaderError(f"{path}: line {exc.lineno}: invalid JSON ({exc.msg})") from None
-    if not isinstance(data, dict):
-        raise HeaderError(f"{path}: $: a review is a JSON object")
-    return data
+    return read_object(
+        path,
+        error=HeaderError,
+        kind="review",
+        missing="no such file; write it with `benchspace review --format json`",
+    )
 
 
 def select(changes: list[ProposedChange], only: list[str]) -> list[ProposedChange]:
@@ -121,6 +119,10 @@ def select(changes: list[ProposedChange], only: list[str]) -> list[ProposedChang
 
 def run(args: argparse.Namespace) -> int:
     """Confirm every change; print the table; write --out; exit 1 if one is rejected."""
+    if args.out is not None:
+        check_output(args.out, option="--out")
+        inputs = ((args.profile, "the profile"), (args.review, "the review"))
+        check_not_input(args.out, option="--out", inputs=(*inputs, (args.space, "the space")))
     space = load_space(args.space)
     meta = load_profile(args.profile).meta
     if args.review is not None:
@@ -138,9 +140,12 @@ def run(args: argparse.Namespace) -> int:
     ab = ABOptions(
         rounds=args.rounds, max_time_s=args.max_time, margin_pct=args.margin, seed=args.seed
     )
+    check_options(ab)  # a usage error before the store is made
     store_path = args.store or args.profile.with_name(
         args.profile.name.removesuffix(".json") + ".confirm.store.sqlite"
     )
+    if not store_path.is_dir():  # a directory is refused by the store itself
+        check_output(store_path, option="--store")
     report = None if args.quiet or not sys.stderr.isatty() else _report
     with Store(store_path) as store:
         outcomes = confirm_changes(

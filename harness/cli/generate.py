@@ -27,6 +27,7 @@ from pathlib import Path
 from generators.header_io import write_header
 from generators.session import open_session, read_holds
 from harness.errors import BenchspaceError, HeaderError
+from harness.files import check_not_input, check_output, read_text
 from harness.profiles.read import load_profile
 from harness.project_paths import add_root_arguments
 
@@ -76,6 +77,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
+    if args.out != "-" and not args.check:
+        check_output(args.out, option="--out")
+        inputs = ((args.profile, "the profile"), (args.space, "the space"), (args.hold, "--hold"))
+        check_not_input(args.out, option="--out", inputs=inputs)
     session = open_session(
         args.profile,
         space=args.space,
@@ -102,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = Path(args.out)
     if args.check:
-        current = out.read_text(encoding="utf-8") if out.exists() else None
+        current = read_text(out, error=HeaderError, kind="header") if out.exists() else None
         if current != generated.text:
             print(f"{out}: out of date; regenerate it with `benchspace generate`", file=sys.stderr)
             return 1

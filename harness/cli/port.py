@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
 
 from generators.header_io import default_header_path, read_header, write_header
 from generators.header_parse import ParsedHeader
 from generators.port import accepted_constants, check_accepted, port_values, select_constants
 from harness.errors import HeaderError, UsageError
+from harness.files import check_output, read_object
 from harness.project_paths import ALLOW_OPTION, add_root_arguments
 from harness.spaces.load import load_space
 
@@ -80,20 +80,20 @@ def run(args: argparse.Namespace) -> int:
     header = read_header(header_path)
     if header is None:
         raise HeaderError(f"{header_path}: no such file; pass the checked-in header as --header")
+    if not args.dry_run:
+        check_output(target, option="--header")
     if args.only is not None:
         items = [item.strip() for item in args.only.split(",") if item.strip()]
         if not items:
             raise UsageError("--only needs at least one NAME")
         names = select_constants(generated, items)
     else:
-        try:
-            document = json.loads(Path(args.accepted).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise HeaderError(f"{args.accepted}: no such review file") from None
-        except json.JSONDecodeError as exc:
-            raise HeaderError(f"{args.accepted}: not JSON ({exc})") from None
-        if not isinstance(document, dict):
-            raise HeaderError(f"{args.accepted}: $: a review is a JSON object")
+        document = read_object(
+            args.accepted,
+            error=HeaderError,
+            kind="review",
+            missing="no such review file; write it with `benchspace review --format json`",
+        )
         accepted = accepted_constants(document, args.accepted)
         check_accepted(generated, accepted, args.accepted)
         names = list(accepted)

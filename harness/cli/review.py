@@ -11,6 +11,7 @@ from generators.review import review_header
 from generators.review_format import render_review
 from generators.session import open_session
 from harness.errors import HeaderError
+from harness.files import check_not_input, check_output
 from harness.project_paths import add_root_arguments
 
 
@@ -35,6 +36,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
+    if args.out:
+        check_output(args.out, option="--out")
+        inputs = ((args.generated, "the generated header"), (args.header, "the checked-in header"))
+        check_not_input(args.out, option="--out", inputs=(*inputs, (args.profile, "the profile")))
     session = open_session(
         args.profile,
         space=args.space,

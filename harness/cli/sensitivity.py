@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 from pathlib import Path
@@ -18,12 +19,17 @@ from harness.analysis.sensitivity_format import (
     report_data,
 )
 from harness.analysis.sensitivity_report import DEFAULT_NOISE_PCT
+from harness.cli import MissingExtraError
 from harness.errors import HeaderError, ProfileError, UsageError
+from harness.files import check_output
 from harness.jsonio import dumps, write_text_atomic
 from harness.profiles.model import Profile
 from harness.profiles.read import load_profile
 from harness.spaces.load import load_space
 from harness.spaces.model import Space
+
+PLOT_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".eps", ".ps", ".jpg", ".jpeg", ".webp"})
+"""What matplotlib writes (the format follows the file name's ending)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -106,6 +112,15 @@ def _same_file(a: Path, b: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Analyse the profile, print the report, optionally write the pruned space and a plot."""
     noise = _noise(args.noise)
+    if args.plot is not None and Path(args.plot).suffix.lower() not in PLOT_SUFFIXES:
+        raise UsageError(
+            f"--plot {args.plot}: not an image file name; end it in .png, .pdf or .svg"
+        )
+    if args.plot is not None and importlib.util.find_spec("matplotlib") is None:
+        raise MissingExtraError("sensitivity --plot", "matplotlib", "plot")  # before any write
+    for path, option in ((args.write_pruned, "--write-pruned"), (args.plot, "--plot")):
+        if path is not None:
+            check_output(path, option=option)
     profile = load_profile(args.profile)
     report = analyse_profile(profile, source=str(args.profile), noise_pct=noise)
     pruned: dict[str, Any] | None = None

@@ -5,17 +5,20 @@ from __future__ import annotations
 import argparse
 import functools
 import platform
+import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
+from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import BenchspaceError, UsageError
 from harness.execute.affinity import available_cpus, place
 from harness.execute.executor import Executor, LocalExecutor
 from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
+from harness.files import check_not_input, check_output
 from harness.plan import Sampler
 from harness.profiles.model import Profile
 from harness.project_paths import add_root_arguments
@@ -48,7 +51,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
     )
     parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
-    parser.add_argument("--jobs", type=int, default=1, help="invocations at once (CPU benches)")
+    parser.add_argument(
+        "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
+    )
     parser.add_argument(
         "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
     )
@@ -77,8 +82,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --dask: accept workers that share a host (CPU timings disturb each other)",
     )
-    parser.add_argument("--timeout", type=float, help="seconds per invocation (default 600)")
-    parser.add_argument("--repeats", type=int, help="process-level repeats per configuration")
+    parser.add_argument("--timeout", type=seconds, help="seconds per invocation (default 600)")
+    parser.add_argument(
+        "--repeats", type=count(1, 1000), help="process-level repeats per configuration"
+    )
     parser.add_argument("--bench", action="append", default=[], help="only these benches")
     parser.add_argument("--skip-missing", action="store_true", help="skip absent executables")
     parser.add_argument(
@@ -116,10 +123,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"refuse a larger sweep (default {DEFAULT_MAX_INVOCATIONS:,}; 0: no limit)",
     )
     # BatchLAS's timing flags, passed to minibench executables.
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--min-time", type=float, default=25.0, help="ms (minibench)")
-    parser.add_argument("--min-iters", type=int, default=1)
-    parser.add_argument("--max-iters", type=int, default=20)
+    parser.add_argument("--warmup", type=count(0, 10**9), default=2)
+    parser.add_argument("--min-time", type=non_negative, default=25.0, help="ms (minibench)")
+    parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
+    parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
     add_root_arguments(parser)
 
 
@@ -211,6 +218,10 @@ def run(args: argparse.Namespace) -> int:
         )
     out = args.out or args.build_dir / "tuning" / "profile.json"
     store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
+    check_output(out, option="--out")  # before hours of sweeping, not after
+    check_not_input(out, option="--out", inputs=((store, "the store"), (space.path, "the space")))
+    if not store.is_dir():  # a directory is refused by the store itself
+        check_output(store, option="--store")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
     options = TuneOptions(
         sampler=sampler,
@@ -236,7 +247,7 @@ def run(args: argparse.Namespace) -> int:
             args.dask, timeout_s=args.dask_timeout, allow_shared_hosts=args.allow_shared_hosts
         )
     else:
-        gpus = [g for g in args.gpus.split(",") if g.strip()]
+        gpus = _gpus(args.gpus)
         cpu_sets: tuple[tuple[int, ...], ...] = ()
         if args.jobs > 1 and not gpus:
             placement = place(
@@ -277,6 +288,21 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
+"""What CUDA_VISIBLE_DEVICES takes: an index, or a GPU or MIG UUID."""
+
+
+def _gpus(text: str) -> list[str]:
+    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
+    gpus = [g.strip() for g in text.split(",") if g.strip()]
+    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
+    if bad:
+        raise UsageError(
+            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
+        )
+    return gpus
 
 
 def _validate(

@@ -62,7 +62,7 @@ def parse_description(stdout: str) -> Description | str:
             continue
         try:
             doc = json.loads(line)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # tolerant with what tools print
             continue
         if not isinstance(doc, dict) or doc.get("format") != DESCRIBE_FORMAT:
             continue

@@ -4,6 +4,7 @@ naming the file, the JSON path and the value (``p.json: $.meta: [] is not an obj
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
@@ -71,6 +72,35 @@ class FieldReader:
     def opt_number(self, value: object, where: Where) -> float | None:
         """A number or null."""
         return None if value is None else self.number(value, where)
+
+    def finite(self, value: object, where: Where) -> float:
+        """A finite number: a measured value is never NaN or infinite (the profile's readers all
+        refuse such a profile here, so sensitivity, generate, review and confirm agree)."""
+        number = self.number(value, where)
+        if not math.isfinite(number):
+            raise ProfileError(
+                f"{self.source}: {json_path(*where)}: {shown(value)} is not a finite number; a "
+                "measurement is finite (re-run `benchspace tune --rerun`, or delete the row)"
+            )
+        return number
+
+    def opt_finite(self, value: object, where: Where) -> float | None:
+        """A finite number or null."""
+        return None if value is None else self.finite(value, where)
+
+    def opt_spread(self, value: object, where: Where) -> float | None:
+        """A finite number at least 0 (a standard deviation, a reported spread), or null."""
+        number = self.opt_finite(value, where)
+        if number is not None and number < 0:
+            raise self.fail(where, value, "a spread (a number at least 0)")
+        return number
+
+    def index(self, value: object, where: Where) -> int:
+        """An integer at least 0 (a case index, a count)."""
+        number = self.integer(value, where)
+        if number < 0:
+            raise self.fail(where, value, "an integer at least 0")
+        return number
 
     def integer(self, value: object, where: Where) -> int:
         """An integer (not a boolean)."""

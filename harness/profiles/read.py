@@ -20,6 +20,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from harness.errors import ProfileError, json_path
+from harness.execute.metric_check import is_time_metric
+from harness.files import decode, read_bytes
 from harness.measurement import Value
 from harness.plan import ParamValue
 from harness.profiles.batchlas import batchlas_values, recover_case
@@ -45,16 +47,15 @@ from harness.profiles.upgrade import upgrade_v1
 def load_profile(path: str | Path) -> Profile:
     """Read a profile file (any known version); its hash is of the file's bytes."""
     source = str(path)
+    blob = read_bytes(
+        path,
+        error=ProfileError,
+        kind="profile",
+        missing="no such profile; run `benchspace tune` first",
+    )
+    text = decode(blob, source, error=ProfileError)
     try:
-        blob = Path(path).read_bytes()
-    except FileNotFoundError:
-        raise ProfileError(f"{source}: no such profile; run `benchspace tune` first") from None
-    except OSError as exc:
-        raise ProfileError(f"{source}: cannot be read ({exc.strerror})") from None
-    try:
-        data = json.loads(blob.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise ProfileError(f"{source}: not a JSON profile ({exc})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ProfileError(
             f"{source}: invalid JSON at line {exc.lineno} column {exc.colno} ({exc.msg})"
@@ -161,10 +162,18 @@ class _Reader(FieldReader):
         top = self.each(r.get("top", []), at("top"), self.top)
         raw_best = r.get("best")
         coverage = r.get("coverage")
+        metric = self.text(r.get("metric", ""), at("metric"))
+        direction = r.get("direction", "min")
+        if direction not in ("min", "max"):
+            raise self.fail(at("direction"), direction, '"min" or "max"')
+        if direction == "min" and is_time_metric(metric):
+            self.positive_times(
+                r, where, metric, {"per_case_best": per_case_best, "measurements": rows}
+            )
         return BenchResult(
             bench=self.text(r.get("bench", ""), at("bench")),
-            metric=self.text(r.get("metric", ""), at("metric")),
-            direction="max" if r.get("direction") == "max" else "min",
+            metric=metric,
+            direction=direction,
             exe=self.text(r.get("exe", ""), at("exe")),
             exe_sha256=self.text(r.get("exe_sha256", ""), at("exe_sha256")),
             arg_spec=arg_spec,
@@ -180,6 +189,27 @@ class _Reader(FieldReader):
             if coverage is None
             else self.coverage(coverage, at("coverage")),
         )
+
+    def positive_times(
+        self,
+        raw: Mapping[str, object],
+        where: Where,
+        metric: str,
+        tables: Mapping[str, Sequence[MeasurementRow | None]],
+    ) -> None:
+        """Refuse a time that is zero or negative: it would win every comparison (as ``tune``
+        refuses it from a benchmark's output, harness/execute/metric_check.py)."""
+        for table, rows in tables.items():
+            for i, row in enumerate(rows):
+                if row is None or row.median is None or row.median > 0:
+                    continue
+                entry = self.array(raw.get(table), (*where, table))[i]
+                key = "median" if isinstance(entry, Mapping) and "median" in entry else "value"
+                raise ProfileError(
+                    f"{self.source}: {json_path(*where, table, i, key)}: {shown(row.median)} "
+                    f"cannot be a time ({metric!r} under direction min); re-run `benchspace "
+                    "tune --rerun`, or delete the row"
+                )
 
     def row(
         self,
@@ -199,15 +229,15 @@ class _Reader(FieldReader):
 
         args = self.args(m.get("args", []), at("args"))
         env = self.env(m.get("env") or {}, at("env"))
-        median = self.opt_number(
+        median = self.opt_finite(
             m.get("median", m.get("value")), at("median" if "median" in m else "value")
         )
         if "case_index" in m and "params" in m:
-            case_index = self.integer(m["case_index"], at("case_index"))
+            case_index = self.index(m["case_index"], at("case_index"))
             fixed: Mapping[str, Value] = self.fixed(m.get("fixed", {}), at("fixed"))
             params: Mapping[str, ParamValue] = self.params(m["params"], at("params"))
         elif cases is None:  # a per-case best names its own case
-            case_index = self.integer(m.get("case_index"), at("case_index"))
+            case_index = self.index(m.get("case_index"), at("case_index"))
             fixed = self.fixed(m.get("fixed", {}), at("fixed"))
             values = batchlas_values(args, env, arg_spec, env_spec)
             params = {k: v for k, v in values.items() if k not in fixed}
@@ -221,31 +251,33 @@ class _Reader(FieldReader):
                     "per_case_best; the profile is incomplete, re-run the sweep"
                 )
             case_index, fixed, params = found
-        spread = self.opt_number(m.get("spread"), at("spread"))
+        spread = self.opt_spread(m.get("spread"), at("spread"))
+        argv = self.texts(m.get("argv") or [], at("argv"))
         if version == 0:
             # BatchLAS measured once per configuration: the value is the median of one sample.
             if median is None:
                 return MeasurementRow(
-                    case_index=case_index, fixed=fixed, params=params, args=args, env=env,
-                    spread=spread, median=median,
+                    case_index=case_index, fixed=fixed, params=params, args=args, argv=argv,
+                    env=env, spread=spread, median=median,
                 )  # fmt: skip
             return MeasurementRow(
-                case_index=case_index, fixed=fixed, params=params, args=args, env=env,
-                spread=spread, median=median, samples=(median,), mean=median, stdev=0.0, n=1,
+                case_index=case_index, fixed=fixed, params=params, args=args, argv=argv,
+                env=env, spread=spread, median=median, samples=(median,), mean=median,
+                stdev=0.0, n=1,
             )  # fmt: skip
         return MeasurementRow(
             case_index=case_index,
             fixed=fixed,
             params=params,
             args=args,
-            argv=self.texts(m.get("argv") or [], at("argv")),
+            argv=argv,
             env=env,
             spread=spread,
             median=median,
-            samples=self.each(m.get("samples") or [], at("samples"), self.number),
-            mean=self.opt_number(m.get("mean"), at("mean")),
-            stdev=self.opt_number(m.get("stdev"), at("stdev")),
-            n=self.opt_integer(m.get("n"), at("n")),
+            samples=self.each(m.get("samples") or [], at("samples"), self.finite),
+            mean=self.opt_finite(m.get("mean"), at("mean")),
+            stdev=self.opt_spread(m.get("stdev"), at("stdev")),
+            n=None if m.get("n") is None else self.index(m["n"], at("n")),
         )
 
     def best_row(
@@ -274,11 +306,11 @@ class _Reader(FieldReader):
         """One case of a leaderboard entry."""
         c = self.obj(value, where)
         return TopCase(
-            case_index=self.integer(c.get("case_index"), (*where, "case_index")),
+            case_index=self.index(c.get("case_index"), (*where, "case_index")),
             fixed=self.fixed(c.get("fixed", {}), (*where, "fixed")),
             args=self.args(c.get("args", []), (*where, "args")),
             env=self.env(c.get("env") or {}, (*where, "env")),
-            value=self.opt_number(c.get("value"), (*where, "value")),
+            value=self.opt_finite(c.get("value"), (*where, "value")),
         )
 
     def phase(self, value: object, where: Where) -> PreTunePhaseResult:

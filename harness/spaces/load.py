@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import PathError, SpaceError, json_path
+from harness.files import MAX_BYTES, decode
 from harness.project_paths import find_project_root, inside_project
 from harness.spaces.model import (
     DEFAULT_BUCKETS,
@@ -187,10 +188,31 @@ def load_space(path: str | Path, *, allow_outside_root: bool = False) -> Space:
     return parse_space(expanded, source=source, sha256=digest, raw=data)  # type: ignore[arg-type]
 
 
-def read_grid_file(path: Path) -> list[str]:
+def read_grid_file(path: Path, *, source: str = "") -> list[str]:
     """One value per line; blank lines and lines starting with '#' are skipped."""
-    lines = path.read_text("utf-8").splitlines()
-    return [s for line in lines if (s := line.strip()) and not s.startswith("#")]
+    return grid_values(grid_text(path, source=source or str(path)))
+
+
+def grid_values(text: str) -> list[str]:
+    """The values of a grid file's text."""
+    return [s for line in text.splitlines() if (s := line.strip()) and not s.startswith("#")]
+
+
+def grid_text(path: Path, *, source: str, named: str = "") -> str:
+    """The UTF-8 text of a grid file; SpaceError (`source`: ... `named`) when it cannot be read
+    (missing, a directory, no permission) or is not UTF-8."""
+    shown = repr(named or str(path))
+    try:
+        with open(path, "rb") as fh:
+            blob = fh.read(MAX_BYTES + 1)
+    except OSError as exc:
+        raise SpaceError(
+            f"{source}: cannot read {shown} ({exc.strerror or type(exc).__name__})"
+            "; the path is relative to the space file"
+        ) from None
+    if len(blob) > MAX_BYTES:
+        raise SpaceError(f"{source}: {shown}: larger than {MAX_BYTES >> 20} MiB; check the path")
+    return decode(blob, f"{source}: {shown}", error=SpaceError)
 
 
 def expand_grid_files(
@@ -219,14 +241,9 @@ def expand_grid_files(
                     )
                 except PathError as exc:
                     raise SpaceError(str(exc)) from None
-                try:
-                    values = read_grid_file(target)
-                    files.append((grid["file"], target.read_text("utf-8")))
-                except OSError as exc:
-                    raise SpaceError(
-                        f"{source}: {where}.{key}.file: cannot read {grid['file']!r} "
-                        f"({exc.strerror}); the path is relative to the space file"
-                    ) from None
+                text = grid_text(target, source=f"{source}: {where}.{key}.file", named=grid["file"])
+                values = grid_values(text)
+                files.append((grid["file"], text))
                 if not values:
                     raise SpaceError(
                         f"{source}: {where}.{key}.file: {grid['file']!r} lists no values; "
@@ -241,10 +258,11 @@ def expand_grid_files(
     for i, bench in enumerate(doc["spaces"]):
         if not isinstance(bench, dict):
             continue
-        for j, case in enumerate(bench.get("cases") or []):
+        cases, phases = bench.get("cases"), bench.get("pre_tune")
+        for j, case in enumerate(cases if isinstance(cases, list) else []):
             if isinstance(case, dict) and "tune" in case:
                 case["tune"] = grids(case["tune"], json_path("spaces", i, "cases", j, "tune"))
-        for j, phase in enumerate(bench.get("pre_tune") or []):
+        for j, phase in enumerate(phases if isinstance(phases, list) else []):
             if isinstance(phase, dict) and "params" in phase:
                 where = json_path("spaces", i, "pre_tune", j, "params")
                 phase["params"] = grids(phase["params"], where)

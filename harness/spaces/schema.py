@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
@@ -15,6 +16,7 @@ from typing import Any
 from jsonschema import Draft202012Validator, ValidationError
 
 from harness.errors import SpaceError, json_path
+from harness.files import decode, parse_json, read_bytes
 
 SCHEMA_RESOURCE = "space-1.schema.json"
 
@@ -214,6 +216,17 @@ def _reject_constant(name: str) -> object:
     raise _Constant(name)
 
 
+class _Overflow(Exception):
+    """A number too large for a float (``1e400``): Python reads it as infinity."""
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise _Overflow(text)
+    return value
+
+
 def _duplicate_keys(data: object, dups: Mapping[int, list[str]]) -> list[str]:
     """Where the same key appears twice in one object (JSON keeps only the last)."""
     found: list[str] = []
@@ -237,21 +250,11 @@ def _duplicate_keys(data: object, dups: Mapping[int, list[str]]) -> list[str]:
 
 def read_json(path: Path, source: str) -> tuple[object, str]:
     """Parse a JSON file strictly; returns (data, sha256 of the bytes) or raises SpaceError."""
-    try:
-        blob = path.read_bytes()
-    except FileNotFoundError:
-        raise SpaceError(f"{source}: no such file; check the path") from None
-    except IsADirectoryError:
-        raise SpaceError(f"{source}: is a directory; give the path of a space file") from None
-    except OSError as exc:
-        raise SpaceError(f"{source}: cannot be read ({exc.strerror}); check it") from None
+    blob = read_bytes(
+        path, error=SpaceError, kind="space file", missing="no such file; check the path"
+    )
     digest = hashlib.sha256(blob).hexdigest()
-    try:
-        text = blob.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise SpaceError(
-            f"{source}: byte {exc.start} is not UTF-8; save the file as UTF-8"
-        ) from None
+    text = decode(blob, source, error=SpaceError, bom=True)
     dups: dict[int, list[str]] = {}
 
     def pairs_hook(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -262,16 +265,28 @@ def read_json(path: Path, source: str) -> tuple[object, str]:
             obj[key] = value
         return obj
 
+    fix = 'fix the syntax (JSON has no comments or trailing commas; write notes as "_comment" keys)'
     try:
-        data = json.loads(text, object_pairs_hook=pairs_hook, parse_constant=_reject_constant)
-    except json.JSONDecodeError as exc:
-        raise SpaceError(
-            f"{source}: line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}; fix the "
-            'syntax (JSON has no comments or trailing commas; write notes as "_comment" keys)'
-        ) from None
+        data = parse_json(
+            text,
+            source,
+            error=SpaceError,
+            kind="space file",
+            fix=fix,
+            object_pairs_hook=pairs_hook,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except _Constant as exc:
         raise SpaceError(
             f"{source}: invalid JSON: {exc.args[0]} is not a JSON number; write a number"
+        ) from None
+    except _Overflow as exc:
+        pos = max(text.find(exc.args[0]), 0)  # where it is written first: a good enough pointer
+        line, column = text.count("\n", 0, pos) + 1, pos - text.rfind("\n", 0, pos)
+        raise SpaceError(
+            f"{source}: line {line}, column {column}: {exc.args[0]} is too large for a number "
+            "(above 1.8e308, read as infinity); write a finite number"
         ) from None
     dups = {k: v for k, v in dups.items() if v}
     problems = _duplicate_keys(data, dups) if dups else []

@@ -13,7 +13,7 @@ from header_helpers import GOLDEN, PROFILES, ROOT, SPACES
 PROJECT = """\
 cmake_minimum_required(VERSION 3.16)
 project(uses_tuning CXX)
-include("{root}/cmake/benchspace.cmake")
+include("{helper}")
 benchspace_add_tuning_header(
   TARGET demo_tuning
   PROFILE profile.json
@@ -42,7 +42,26 @@ def _run(argv: list[str], cwd: Path) -> str:
     return proc.stdout
 
 
-def test_cmake_helper_generates_and_checks_the_header(tmp_path: Path) -> None:
+def _installed_helper(tmp_path: Path) -> Path:
+    """benchspace built as a wheel and unpacked into a folder: the helper it ships."""
+    wheels = tmp_path / "wheels"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "-q", "--no-deps", "-w", str(wheels), str(ROOT)],
+        check=True,
+        capture_output=True,
+    )
+    site = tmp_path / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(site)]
+        + [str(w) for w in wheels.glob("*.whl")],
+        check=True,
+        capture_output=True,
+    )
+    return site / "harness" / "data" / "benchspace.cmake"
+
+
+@pytest.mark.parametrize("where", ["checkout", "installed"])
+def test_cmake_helper_generates_and_checks_the_header(tmp_path: Path, where: str) -> None:
     cmake = shutil.which("cmake")
     if cmake is None or shutil.which("g++") is None:
         pytest.skip("cmake or g++ is not installed")
@@ -53,7 +72,14 @@ def test_cmake_helper_generates_and_checks_the_header(tmp_path: Path) -> None:
     (source / "empty.hh").write_text("#pragma once\n")
     (source / "use.cc").write_text(USE)
     (source / "CMakeLists.txt").write_text(
-        PROJECT.format(root=ROOT.as_posix(), python=Path(sys.executable).as_posix())
+        PROJECT.format(
+            helper=(
+                ROOT / "cmake" / "benchspace.cmake"
+                if where == "checkout"
+                else _installed_helper(tmp_path)
+            ).as_posix(),
+            python=Path(sys.executable).as_posix(),
+        )
     )
     build = tmp_path / "build"
     _run([cmake, "-S", str(source), "-B", str(build), "-DCMAKE_CXX_COMPILER=g++"], tmp_path)

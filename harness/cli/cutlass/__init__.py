@@ -26,6 +26,10 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "shapes",
         "Build training and evaluation GEMM shape sets for a GPU and write them as a JSON file.",
     ),
+    "shapes-v2": (
+        "shapes_v2",
+        "Build dataset v2's shape sets (v1 constructions plus layer shapes, none seen before).",
+    ),
     "kernel-set": (
         "kernel_set",
         "Choose the kernels to compile for one layout (default level + stratified max sample).",
@@ -63,7 +67,8 @@ ACTIONS: dict[str, tuple[str, str]] = {
     ),
     "header": (
         "header",
-        "Generate the bucketed GEMM kernel header (shape buckets -> chosen kernel, env override).",
+        "Generate the GEMM kernel header (a dispatch tree derived from the selector); --check "
+        "reports its regret against select.",
     ),
     "hpo": (
         "hpo",

@@ -33,9 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the driver and the pending batches, one progress line per batch; 1 on failures."""
+    names = read_kernel_list(args.kernels)  # the input first: nothing is built for a bad one
     if not args.no_driver:
         print(f"driver: {build_driver(args.build_dir)}", flush=True)
-    names = read_kernel_list(args.kernels)
     index = load_index(args.build_dir)
     batches = plan_batches(pending_names(names, index, args.build_dir), args.per_tu)
     batches = batches[: args.limit] if args.limit is not None else batches

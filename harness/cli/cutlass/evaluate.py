@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 from evaluation.selector.hpo import selector_settings
 from evaluation.study.report import render_text, write_report
 from evaluation.study.run import StudyOptions, run_study
 from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
 from harness.errors import UsageError
+from harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,6 +30,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--no-cv", action="store_true", help="skip cross-validation")
     parser.add_argument("--no-mlp", action="store_true", help="skip the MLP even with PyTorch")
+    parser.add_argument(
+        "--no-header",
+        action="store_true",
+        help="skip the header-vs-select rows (they grow a dispatch tree: one to two minutes)",
+    )
     parser.add_argument(
         "--params", default=None, help="XGBoost settings from 'benchspace cutlass hpo --out'"
     )
@@ -49,6 +57,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--folds {args.folds}: grouped cross-validation needs at least 2")
     if args.repetitions < 1:
         raise UsageError(f"--repetitions {args.repetitions} must be at least 1")
+    if args.out:
+        check_output(Path(args.out) / "report.md", option="--out")
     dataset, hw = load(args)
     params = read_params(args.params)
     settings, bands = selector_settings(params) if params else ({}, 2)
@@ -62,7 +72,15 @@ def run(args: argparse.Namespace) -> int:
         xgb_params=settings,
     )
     live = sys.stderr.isatty()
-    result = run_study(dataset, hw, options, _progress() if live else None)
+    say = _progress() if live else None
+    result = run_study(dataset, hw, options, say)
+    if not args.no_header:
+        from evaluation.deploy.header_study import header_rows
+
+        if say:
+            say("header vs select: training the deployed model, growing its tree")
+        rows = header_rows(dataset, hw, seed=args.seed)
+        result = dataclasses.replace(result, held_out=(*result.held_out, *rows))
     if live:
         print(f"\r{'':<78}\r", end="", file=sys.stderr, flush=True)
     print(render_text(result))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import json
+import io
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -14,6 +14,7 @@ from evaluation import DATA_DIR
 from evaluation.cutlass.dataset_export import kernel_table, measurement_table, write_dataset
 from evaluation.cutlass.nvcc import cutlass_version
 from harness.errors import BenchspaceError
+from harness.files import check_output, read_object, read_text
 from harness.provenance import git_state
 from harness.spaces.load import load_space
 from harness.store import Store
@@ -24,7 +25,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--space", type=Path, default=Path("spaces/cutlass_sm90_bf16.json"))
     parser.add_argument("--store", type=Path, required=True, help="the sweep's SQLite store")
     parser.add_argument("--index", type=Path, required=True, help="the build's batches.json")
-    parser.add_argument("--cublas", type=Path, help="cublas_baseline.py's CSV")
+    parser.add_argument(
+        "--cublas", type=Path, help="v1 cuBLAS CSV (the retired separate-process baseline's format)"
+    )
     parser.add_argument("--device-info", type=Path, help="JSON: gpu, driver, nvcc, ... of the run")
     parser.add_argument("--note", default="", help="what this GPU run measured")
     parser.add_argument(
@@ -38,24 +41,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _json(path: Path | None) -> dict[str, Any]:
     if path is None:
         return {}
+    return read_object(path, kind="JSON object file")
+
+
+def _csv(path: Path) -> pd.DataFrame:
+    text = read_text(path, kind="CSV file")
     try:
-        data = json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BenchspaceError(f"{path}: cannot read ({exc})") from None
-    if not isinstance(data, dict):
-        raise BenchspaceError(f"{path}: $: expected a JSON object")
-    return data
+        return pd.read_csv(io.StringIO(text))
+    except ValueError as exc:  # pandas' ParserError and EmptyDataError are ValueErrors
+        raise BenchspaceError(f"{path}: cannot be read as CSV ({exc}); rewrite it") from None
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the tables and write them; previous runs' provenance entries are kept."""
+    check_output(args.out / "provenance.json", option="--out")
     space = load_space(args.space)
     if not args.store.exists():
         raise BenchspaceError(f"{args.store}: no such store")
     with Store(args.store) as store:
         table = measurement_table(space, store.attempts())
     kernels = kernel_table(_json(args.index))
-    cublas = pd.read_csv(args.cublas) if args.cublas else None
+    cublas = _csv(args.cublas) if args.cublas else None
     device = _json(args.device_info)
     old = _json(args.out / "provenance.json") if (args.out / "provenance.json").exists() else {}
     commit, dirty = git_state(Path.cwd())

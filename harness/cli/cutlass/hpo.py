@@ -10,6 +10,7 @@ from evaluation.selector.model_file import SHIPPED
 from evaluation.study.run import prepare
 from harness.cli.cutlass.dataset_args import add_dataset_arguments, load
 from harness.errors import UsageError
+from harness.files import check_output
 from harness.jsonio import write_json_atomic
 
 
@@ -32,6 +33,8 @@ def run(args: argparse.Namespace) -> int:
     """Run the trials on the training groups; print and optionally save the winner."""
     if args.trials < 1:
         raise UsageError(f"--trials {args.trials} must be at least 1")
+    if args.out:
+        check_output(args.out, option="--out")
     dataset, hw = load(args)
     prepared = prepare(dataset, hw)
     mask = (prepared.labels["split"] == "train").to_numpy()

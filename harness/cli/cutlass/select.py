@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.deploy.select import rank_shape
+from evaluation.deploy.select import cublas_advice, rank_shape
 from evaluation.deploy.select_format import render_ranking
 from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 
@@ -27,5 +27,7 @@ def run(args: argparse.Namespace) -> int:
     selector = load_selector(args.model)
     ranked = rank_shape(selector, args.M, args.N, args.K, args.layout)
     shape = (args.M, args.N, args.K)
-    print("\n".join(render_ranking(shape, ranked, selector.name, args.model, args.top)))
+    advice = cublas_advice(selector, args.M, args.N, args.K, args.layout)
+    lines = render_ranking(shape, ranked, selector.name, args.model, args.top, advice)
+    print("\n".join(lines))
     return 0

@@ -10,6 +10,7 @@ from evaluation.cutlass.shape_file import write_shape_sets
 from evaluation.cutlass.shapes import MAX_VOLUME
 from evaluation.cutlass.shapes_format import render_shape_sets
 from harness.errors import UsageError
+from harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -35,6 +36,7 @@ def run(args: argparse.Namespace) -> int:
     """Write the file and print how many shapes of each class it holds."""
     if args.train < 0 or args.eval < 0:
         raise UsageError(f"--train {args.train} / --eval {args.eval}: counts must not be negative")
+    check_output(args.out, option="--out")
     hw = load_hardware(args.gpu)
     sets = build_shape_sets(hw, args.train, args.eval, args.seed, args.max_volume)
     write_shape_sets(args.out, sets)

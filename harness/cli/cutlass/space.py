@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 
 from evaluation import DATA_DIR
 from evaluation.cutlass.batch_index import compiled_kernels, load_index
 from evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
+from evaluation.cutlass.shape_file import parse_shape_sets
 from evaluation.cutlass.space import build_space
 from harness.errors import BenchspaceError, UsageError
+from harness.files import check_output, read_json
 from harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -44,10 +45,10 @@ def run(args: argparse.Namespace) -> int:
     """Write the kernel list and the space; print what they hold."""
     if not (0.0 <= args.alpha <= 1.0) or args.budget < 1:
         raise UsageError(f"--alpha {args.alpha} must be in [0, 1] and --budget at least 1")
-    try:
-        shapes = json.loads(args.shapes.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise BenchspaceError(f"{args.shapes}: cannot read the shape sets ({exc})") from None
+    check_output(args.out, option="--out")
+    check_output(args.kernels_out, option="--kernels-out")
+    shapes = read_json(args.shapes, kind="shape-set file")
+    parse_shape_sets(shapes, str(args.shapes))  # a malformed file is refused here, not later
     index = load_index(args.build_dir)
     kernels, spilled = compiled_kernels(index)
     if args.limit is not None:
@@ -62,11 +63,11 @@ def run(args: argparse.Namespace) -> int:
         f"# compiled, non-spilling kernels from {args.build_dir}/batches.json "
         f"({spilled} spilling kernels left out)",
     ]
-    write_text_atomic(args.kernels_out, "\n".join(header + kernels) + "\n")
     relative = os.path.relpath(args.kernels_out, args.out.parent)
     space = build_space(
         shapes, relative, len(kernels), budget=args.budget, alpha=args.alpha, seed=args.seed
     )
+    write_text_atomic(args.kernels_out, "\n".join(header + kernels) + "\n")
     write_json_atomic(args.out, space)
     print(
         f"{args.out}: {len(shapes['train'])} training shapes (budget {args.budget}), "

@@ -8,6 +8,7 @@ from evaluation.deploy.select import DEFAULT_MODEL, train_selector
 from evaluation.selector.hpo import selector_settings
 from evaluation.selector.model_file import SHIPPED_SELECTOR, save_selector
 from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
+from harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,6 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Fit, save, and say what was written."""
+    check_output(args.out, option="--out")
     dataset, hw = load(args)
     settings, _ = selector_settings(read_params(args.params))
     splits = ("train", "eval") if args.split == "all" else ("train",)

@@ -13,9 +13,11 @@ from evaluation.cutlass.kernel_set import (
     COVERED_FIELDS,
     DEFAULT_SIZE,
     LIST_FORMAT,
+    SMALL_TILE_M,
     _keys,
     choose_kernel_set,
     render_kernel_list,
+    widen_kernel_set,
 )
 from evaluation.cutlass.spill import static_spill
 from harness.errors import UsageError
@@ -94,3 +96,27 @@ def test_cli_writes_the_list(
     assert capsys.readouterr().out == f"{out}: 2 kernels\n"
     assert read_kernel_list(out) == ["k1", "k2"]
     assert out.read_text().startswith(LIST_FORMAT + "\n# layout tnn, C void, bf16 D; 2 kernels")
+
+
+V2 = COMMITTED.parent / "kernel_set_tnn_v2.txt"
+COMPILED_V1 = COMMITTED.parent / "kernels_compiled_tnn.txt"
+
+
+def test_widened_set_keeps_the_previous_one_and_adds_every_small_tile() -> None:
+    full = load_catalogue("max", ["tnn"])
+    pool = full[full["c_type"] == "void"]
+    default = load_catalogue("default", ["tnn"])
+    defaults = set(default.loc[default["c_type"] == "void", "name"])
+    previous = read_kernel_list(COMPILED_V1)
+    names = widen_kernel_set(pool, defaults, previous, size=1300, seed=0)
+    assert names == read_kernel_list(V2)
+    assert len(names) == len(set(names)) == 1300
+    assert set(previous) <= set(names)
+    safe = _keys(pool[~static_spill(pool)])
+    small = set(safe.loc[safe["tm"] == SMALL_TILE_M, "name"])
+    assert small <= set(names)
+    head = names[: len(defaults & set(names))]
+    assert set(head) == defaults & set(safe["name"])
+    # The prefix after the default level alternates small tiles and the previous set's rest.
+    after = names[len(head) : len(head) + 40]
+    assert sum(n in small for n in after) == 20

@@ -147,3 +147,19 @@ def test_cli_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert printed[1].startswith("train: ") and printed[2].startswith("eval: ")
     sets = load_shape_sets(out)
     assert (len(sets.train), len(sets.eval)) == (10, 4)
+
+
+def test_v2_shape_sets_are_new_and_current() -> None:
+    from evaluation.cutlass.shapes_v2 import EVAL_MAX_VOLUME, build_v2_sets
+
+    root = Path(__file__).parents[3] / "evaluation" / "data" / "shapes"
+    v1 = load_shape_sets(root / "h200.json")
+    v2 = load_shape_sets(root / "h200_v2.json")
+    assert v2 == build_v2_sets(load_hardware("h200"), [v1], 240, seed=v2.seed)
+    old = {(s.M, s.N, s.K) for s in (*v1.train, *v1.eval)}
+    new = [(s.M, s.N, s.K) for s in (*v2.train, *v2.eval)]
+    assert len(new) == len(set(new)) and not old & set(new)
+    assert len(v2.eval) >= 64 and len(v2.train) >= 240
+    assert all(m * n * k <= EVAL_MAX_VOLUME for m, n, k in new)
+    layer = [s for s in v2.eval if "layer" in s.classes]
+    assert layer and all(s.M % 8 == 0 for s in (*v2.train, *v2.eval))
