@@ -139,25 +139,34 @@ class MainPlan:
 
 
 def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
-    """Tasks of the main sweep, with pre-tune winners ``resolved`` fixed."""
+    """Tasks of the main sweep, with pre-tune winners ``resolved`` fixed.
+
+    Linear in the number of (combo, legal case) pairs: per combo, only the cases that allow
+    its value of the most selective key are looked at (an inverted index), not every case."""
     grid = union_grid(bench.cases, exclude=tuple(resolved))
     combos: list[Config] = []
     legal: dict[Config, tuple[int, ...]] = {}
     tasks: list[Task] = []
     seen: set[tuple[int, Config]] = set()
-    allowed = [(case, _allowed_sets(case)) for case in bench.cases]
+    candidates = _candidates(bench.cases, grid)
+    pivot = max(grid, key=lambda k: len(grid[k])) if grid else None
+    checks = [
+        (case, [(key, values) for key, values in _allowed_sets(case).items() if key in grid])
+        for case in bench.cases
+    ]
+    resolved_items = tuple(resolved.items())
     for combo in iter_combos(grid):
         frozen = make_config(combo)
         combos.append(frozen)
         ok_cases = []
-        for case, sets in allowed:
-            if not all(
-                exact_key(combo[key]) in values for key, values in sets.items() if key in combo
-            ):
+        pool = range(len(checks)) if pivot is None else candidates[exact_key(combo[pivot])]
+        for position in pool:
+            case, sets = checks[position]
+            if not all(exact_key(combo[key]) in values for key, values in sets):
                 continue
             ok_cases.append(case.index)
-            values = project(case, combo)
-            values.update(resolved)
+            values = {key: combo[key] for key in case.tune if key in combo}
+            values.update(resolved_items)
             config = make_config(values)
             if (case.index, config) in seen:
                 continue
@@ -171,6 +180,27 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
         legal=legal,
         tasks=tuple(tasks),
     )
+
+
+def _candidates(
+    cases: Sequence[Case], grid: Mapping[str, Sequence[ParamValue]]
+) -> dict[tuple[type, object], list[int]]:
+    """Per value of the grid's most selective key, the positions (in order) of the cases that
+    allow it: those listing it, and those that do not tune the key at all."""
+    if not grid:
+        return {}
+    pivot = max(grid, key=lambda k: len(grid[k]))
+    listing: dict[tuple[type, object], list[int]] = {exact_key(v): [] for v in grid[pivot]}
+    free: list[int] = []
+    for position, case in enumerate(cases):
+        if pivot not in case.tune:
+            free.append(position)
+            continue
+        for value in dict.fromkeys(exact_key(v) for v in case.tune[pivot]):
+            listing[value].append(position)
+    if not free:
+        return listing
+    return {value: sorted(positions + free) for value, positions in listing.items()}
 
 
 Sampler = Callable[[Bench, Case], Sequence[ParamValue]]

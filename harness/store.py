@@ -13,10 +13,12 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
+import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 
 from harness.errors import ProfileError
 from harness.measurement import STATUSES, Measurement, Status
@@ -72,6 +74,22 @@ _INSERT = (
 
 def _dumps(obj: object) -> str:
     return json.dumps(obj, sort_keys=True, ensure_ascii=False)
+
+
+def _not_recorded(path: Path, exc: sqlite3.OperationalError) -> ProfileError:
+    return ProfileError(
+        f"{path}: cannot record a measurement ({exc}); free some space or fix the file and "
+        "re-run: the measurements recorded so far are kept"
+    )
+
+
+def _values(m: Measurement) -> tuple[object, ...]:
+    return (
+        m.cache_key, m.bench, m.case_index, m.phase, _dumps(dict(m.params)),
+        _dumps(list(m.argv)), _dumps(dict(m.env)), m.exe_sha256, m.status, m.value,
+        m.spread, m.row, m.repeat, m.returncode, m.stdout_tail, m.stderr_tail, m.error,
+        m.duration_s, m.started_at, m.host, m.device, _dumps(dict(m.extra)),
+    )  # fmt: skip
 
 
 class Store:
@@ -134,6 +152,8 @@ class Store:
             # Checkpoints (copying the log into the database, with an fsync that can take
             # tens of milliseconds) run in a thread of their own, never inside a commit.
             self._db.execute("PRAGMA wal_autocheckpoint=0")
+            # A log restarted after a checkpoint is also cut back to this size on disk.
+            self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_PAGES * 4096}")
         except sqlite3.DatabaseError as exc:
             raise store_error(self.path, exc) from None
 
@@ -160,9 +180,9 @@ class Store:
             self._lock.release()
             self._lock = None
 
-    def _logged(self) -> None:
-        """Count a commit; every CHECKPOINT_ROWS of them, ask for a checkpoint."""
-        self._since_checkpoint += 1
+    def _logged(self, rows: int = 1) -> None:
+        """Count committed rows; every CHECKPOINT_ROWS of them, ask for a checkpoint."""
+        self._since_checkpoint += rows
         if self._since_checkpoint >= CHECKPOINT_ROWS:
             self._since_checkpoint = 0
             if self._checkpointer is None:
@@ -171,20 +191,29 @@ class Store:
 
     def add(self, m: Measurement) -> None:
         """Record one finished attempt (one statement, its own transaction)."""
-        values = (
-            m.cache_key, m.bench, m.case_index, m.phase, _dumps(dict(m.params)),
-            _dumps(list(m.argv)), _dumps(dict(m.env)), m.exe_sha256, m.status, m.value,
-            m.spread, m.row, m.repeat, m.returncode, m.stdout_tail, m.stderr_tail, m.error,
-            m.duration_s, m.started_at, m.host, m.device, _dumps(dict(m.extra)),
-        )  # fmt: skip
         try:
-            self._db.execute(_INSERT, values)
+            self._db.execute(_INSERT, _values(m))
         except sqlite3.OperationalError as exc:  # a full disk, a read-only or vanished file
-            raise ProfileError(
-                f"{self.path}: cannot record a measurement ({exc}); free some space or fix the "
-                "file and re-run: the measurements recorded so far are kept"
-            ) from None
+            raise _not_recorded(self.path, exc) from None
         self._logged()
+
+    def add_many(self, ms: Sequence[Measurement]) -> None:
+        """Record attempts that ended together (one batched process) in one transaction."""
+        if len(ms) < 2:
+            for m in ms:
+                self.add(m)
+            return
+        try:
+            self._db.execute("BEGIN")
+            try:
+                self._db.executemany(_INSERT, map(_values, ms))
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+        except sqlite3.OperationalError as exc:
+            raise _not_recorded(self.path, exc) from None
+        self._logged(len(ms))
 
     def find(self, key: str) -> Measurement | None:
         """The most recent attempt with this cache key, if any."""
@@ -196,6 +225,15 @@ class Store:
         "AND status != 'unavailable' ORDER BY id DESC LIMIT 1"
     )
     """An ``unavailable`` attempt (the executable could not start) is never a cache hit."""
+
+    def latest(self, bench: str) -> dict[str, Measurement]:
+        """Per cache key, the bench's most recent attempt that can be a cache hit (what
+        ``find`` answers, for every key of the bench in one query)."""
+        query = (
+            f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) FROM "
+            "attempts WHERE bench = ? AND status != 'unavailable' GROUP BY cache_key)"
+        )
+        return {str(row[0]): _measurement(row) for row in self._db.execute(query, (bench,))}
 
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""
@@ -214,6 +252,11 @@ class Store:
 
 CHECKPOINT_ROWS = 256
 """Rows between checkpoints (about 700 pages of log; SQLite's own default is 1000 pages)."""
+
+
+WAL_LIMIT_PAGES = 4096
+"""Log pages (16 MiB at SQLite's default page size) beyond which the background checkpoint
+truncates the log, so that it stays bounded however fast rows arrive."""
 
 
 class _Checkpointer:
@@ -244,43 +287,58 @@ class _Checkpointer:
                 if self._stopping:
                     return
                 with contextlib.suppress(sqlite3.Error):
-                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                    _busy, logged, _done = db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+                    if logged > WAL_LIMIT_PAGES:
+                        # The writer outran the passive checkpoints (it never paused for one
+                        # to finish, so the log was never restarted): copy it all and truncate
+                        # it, holding the writer back for that one moment.
+                        db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
             db.close()
 
 
-def _measurement(row: tuple[object, ...]) -> Measurement:
-    d = dict(zip(_COLUMNS, row, strict=True))
-    status = str(d["status"])
-    if status not in STATUSES:
-        raise ProfileError(f"store row has unknown status {status!r}")
-    value = d["value"]
-    spread = d["spread"]
-    returncode = d["returncode"]
+def _measurement(row: tuple[Any, ...]) -> Measurement:
+    (
+        cache_key, bench, case_index, phase, params, argv, env, exe_sha256, status, value,
+        spread, row_name, repeat, returncode, stdout_tail, stderr_tail, error, duration_s,
+        started_at, host, device, extra,
+    ) = row  # fmt: skip
     return Measurement(
-        cache_key=str(d["cache_key"]),
-        bench=str(d["bench"]),
-        case_index=int(str(d["case_index"])),
-        phase=str(d["phase"]),
-        params=json.loads(str(d["params"])),
-        argv=tuple(json.loads(str(d["argv"]))),
-        env=json.loads(str(d["env"])),
-        exe_sha256=str(d["exe_sha256"]),
-        status=_status(status),
+        cache_key=str(cache_key),
+        # Words every row of a sweep repeats are kept once (a store of 10^6 rows is read
+        # whole by an unchanged re-run).
+        bench=sys.intern(str(bench)),
+        case_index=int(str(case_index)),
+        phase=sys.intern(str(phase)),
+        params=_loads(params),
+        argv=tuple(map(sys.intern, _loads(argv))),
+        env=_loads(env),
+        exe_sha256=sys.intern(str(exe_sha256)),
+        status=_status(str(status)),
         value=None if value is None else float(str(value)),
         spread=None if spread is None else float(str(spread)),
-        row=None if d["row"] is None else str(d["row"]),
-        repeat=int(str(d["repeat"])),
+        row=None if row_name is None else str(row_name),
+        repeat=int(str(repeat)),
         returncode=None if returncode is None else int(str(returncode)),
-        stdout_tail=str(d["stdout_tail"]),
-        stderr_tail=str(d["stderr_tail"]),
-        error=str(d["error"]),
-        duration_s=float(str(d["duration_s"])),
-        started_at=str(d["started_at"]),
-        host=str(d["host"]),
-        device=str(d["device"]),
-        extra=json.loads(str(d["extra"])),
+        stdout_tail=str(stdout_tail),
+        stderr_tail=str(stderr_tail),
+        error=str(error),
+        duration_s=float(str(duration_s)),
+        started_at=sys.intern(str(started_at)),
+        host=sys.intern(str(host)),
+        device=sys.intern(str(device)),
+        extra=_loads(extra),
     )
+
+
+def _loads(text: object) -> Any:
+    # Most rows have no environment overrides and no extras: skip the parser for those.
+    text = str(text)
+    if text == "{}":
+        return {}
+    if text == "[]":
+        return []
+    return json.loads(text)
 
 
 def _status(text: str) -> Status:

@@ -98,6 +98,8 @@ class GemmDispatch:
     sms: int
     """The SM count the wave features divide by."""
     cublas_leaves: int = 0
+    note: str = ""
+    """The header's overview paragraph; empty: the sampled tree's (see :func:`header_view`)."""
 
     def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
         """The leaf node of each (M, N, K) row."""
@@ -316,7 +318,7 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
     return {
         "guard": guard,
         "banner": banner,
-        "overview": _wrap(overview),
+        "overview": _wrap(dispatch.note or overview),
         "namespace": namespace,
         "env": env,
         "kernels": [{"name": k, "code": code[k]} for k in dispatch.kernels],

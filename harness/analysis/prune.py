@@ -23,7 +23,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.analysis.sensitivity_report import BenchReport, ParamReport, SensitivityReport
+from harness.analysis.sensitivity_report import (
+    BenchReport,
+    ParamReport,
+    SensitivityReport,
+    ValueStat,
+)
 from harness.errors import SpaceError
 from harness.measurement import Value
 from harness.plan import ParamValue, count_invocations
@@ -181,10 +186,16 @@ def _pin(
 
 
 def _drops(
-    value: object, case_index: int, report: ParamReport, bench: BenchReport, per_case: bool
+    value: object,
+    case_index: int,
+    report: ParamReport,
+    bench: BenchReport,
+    per_case: bool,
+    stats: Mapping[tuple[str, object], ValueStat],
 ) -> bool:
-    """Whether `value` leaves the grid of case `case_index`."""
-    stat = next((v for v in report.values if same_key(v.value) == same_key(value)), None)
+    """Whether `value` leaves the grid of case `case_index` (``stats``: the report's values
+    by ``same_key``)."""
+    stat = stats.get(same_key(value))
     if stat is None:
         return False  # never measured: no evidence against it
     if stat.never_wins:
@@ -208,12 +219,15 @@ def _trim(
     removed: dict[tuple[str, object], list[int]] = {}
     kept: dict[tuple[str, object], ParamValue] = {}
     spelled: dict[tuple[str, object], ParamValue] = {}
+    stats: dict[tuple[str, object], ValueStat] = {}
+    for stat in report.values:  # the first of equal values, as a scan in order finds it
+        stats.setdefault(same_key(stat.value), stat)
     for i, case in _cases(entry, report.param):
         grid = case["tune"][report.param]
         keep = []
         for v in grid:
             spelled.setdefault(same_key(v), v)
-            if not _drops(v, i, report, bench, per_case):
+            if not _drops(v, i, report, bench, per_case, stats):
                 keep.append(v)
             elif i in incumbent and _same(v, incumbent[i]):
                 keep.append(v)

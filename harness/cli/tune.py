@@ -8,11 +8,13 @@ import platform
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 from harness.cli.numbers import count, non_negative, seconds
 from harness.errors import BenchspaceError, UsageError
-from harness.execute.executor import DaskExecutor, Executor, LocalExecutor
+from harness.execute.affinity import available_cpus, place
+from harness.execute.executor import Executor, LocalExecutor
 from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from harness.execute.probe import probe_bench
 from harness.execute.progress import Progress
@@ -23,6 +25,8 @@ from harness.project_paths import add_root_arguments
 from harness.provenance import gpu_info
 from harness.spaces.load import load_space
 from harness.spaces.model import Bench, Case, Space
+from harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
+from harness.sweep.budget_format import render_budget
 from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
@@ -53,7 +57,31 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
     )
+    parser.add_argument(
+        "--cpus-per-job",
+        type=int,
+        default=1,
+        metavar="K",
+        help="cores each --jobs worker is pinned to (default 1)",
+    )
+    parser.add_argument(
+        "--oversubscribe",
+        action="store_true",
+        help="run --jobs x --cpus-per-job beyond the cores available (timings are inflated)",
+    )
     parser.add_argument("--dask", metavar="ADDRESS", help="run on a Dask distributed scheduler")
+    parser.add_argument(
+        "--dask-timeout",
+        type=float,
+        default=10.0,
+        metavar="S",
+        help="seconds to wait for the Dask scheduler (default 10)",
+    )
+    parser.add_argument(
+        "--allow-shared-hosts",
+        action="store_true",
+        help="with --dask: accept workers that share a host (CPU timings disturb each other)",
+    )
     parser.add_argument("--timeout", type=seconds, help="seconds per invocation (default 600)")
     parser.add_argument(
         "--repeats", type=count(1, 1000), help="process-level repeats per configuration"
@@ -82,6 +110,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="hardware descriptor for benches with a sample block (default h200)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
+    parser.add_argument(
+        "--plan",
+        action="store_true",
+        help="print each bench's configurations and invocations (repeats included); run nothing",
+    )
+    parser.add_argument(
+        "--max-invocations",
+        type=int,
+        default=DEFAULT_MAX_INVOCATIONS,
+        metavar="N",
+        help=f"refuse a larger sweep (default {DEFAULT_MAX_INVOCATIONS:,}; 0: no limit)",
+    )
     # BatchLAS's timing flags, passed to minibench executables.
     parser.add_argument("--warmup", type=count(0, 10**9), default=2)
     parser.add_argument("--min-time", type=non_negative, default=25.0, help="ms (minibench)")
@@ -135,6 +175,13 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--repeats: {args.repeats} must be at least 1")
     if args.timeout is not None and args.timeout <= 0:
         raise UsageError(f"--timeout: {args.timeout} must be positive")
+    if args.max_invocations < 0:
+        raise UsageError(f"--max-invocations: {args.max_invocations} must be 0 (no limit) or more")
+    if args.dask and (args.jobs != 1 or args.gpus.strip()):
+        raise UsageError(
+            "--jobs/--gpus do not apply with --dask: the scheduler places the work (one job "
+            "per worker thread); drop them, and size the workers instead"
+        )
     space = load_space(args.space, allow_outside_root=args.allow_outside_root)
     gpu, _ = gpu_info()
     run_options = RunOptions(
@@ -158,6 +205,11 @@ def run(args: argparse.Namespace) -> int:
         return _validate(space, run_options, args, problems)
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
+    budgets = plan_budget(space, benches=args.bench, repeats=args.repeats)
+    if args.plan:
+        print(render_budget(args.space, budgets))
+        return 0
+    check_budget(args.space, budgets, args.max_invocations)
     if args.include_incumbent and space.header is not None:
         from generators.session import space_with_incumbents
 
@@ -187,15 +239,43 @@ def run(args: argparse.Namespace) -> int:
         if sys.argv[1:2] == ["tune"]
         else tuple(sys.argv),
     )
-    gpus = _gpus(args.gpus)
-    executor: Executor = DaskExecutor(args.dask) if args.dask else LocalExecutor(args.jobs, gpus)
+    executor: Executor
+    if args.dask:
+        from harness.execute.dask_executor import DaskExecutor
+
+        executor = DaskExecutor(
+            args.dask, timeout_s=args.dask_timeout, allow_shared_hosts=args.allow_shared_hosts
+        )
+    else:
+        gpus = _gpus(args.gpus)
+        cpu_sets: tuple[tuple[int, ...], ...] = ()
+        if args.jobs > 1 and not gpus:
+            placement = place(
+                args.jobs, args.cpus_per_job, available_cpus(), oversubscribe=args.oversubscribe
+            )
+            for warning in placement.warnings + (() if args.quiet else placement.notes):
+                print(f"warning: {warning}", file=sys.stderr)
+            cpu_sets = placement.sets
+            options = replace(
+                options,
+                extra_meta={
+                    **options.extra_meta,
+                    "parallel": {
+                        "jobs": args.jobs,
+                        "cpus_per_job": args.cpus_per_job,
+                        **placement.provenance(),
+                    },
+                },
+            )
+        executor = LocalExecutor(args.jobs, gpus, cpu_sets)
     progress = Progress(quiet=args.quiet)
     try:
         outcome = tune(space, options, executor=executor, progress=progress)
     finally:
         progress.close()
-        if isinstance(executor, DaskExecutor):
-            executor.close()
+        close = getattr(executor, "close", None)
+        if close is not None:
+            close()
     _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)

@@ -1,9 +1,9 @@
 """Executors: run invocations concurrently and yield Measurements as they finish.
 
-The local executor runs N invocations at once on this machine (CPU workers, or one worker per
-GPU pinned with ``CUDA_VISIBLE_DEVICES``). The Dask executor sends the same function to a Dask
-distributed scheduler (an address, or a dask-jobqueue cluster's), so one code path serves one
-machine and many.
+The local executor runs N invocations at once on this machine (CPU workers, each pinned to
+cores of its own, or one worker per GPU pinned with ``CUDA_VISIBLE_DEVICES``). The Dask
+executor (``harness.execute.dask_executor``) sends the same ``run_job`` to a Dask distributed
+scheduler, so one code path serves one machine and many.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Protocol
 
 from harness.errors import UsageError
+from harness.execute.affinity import CpuSet, format_cpus
 from harness.execute.batch import Batch, execute_batch
 from harness.execute.invoke import Invocation
 from harness.execute.process import Process, outcome_of, run_invocation
@@ -29,6 +30,17 @@ def run_job(job: Job) -> list[Measurement]:
     if isinstance(job, Batch):
         return execute_batch(job)
     return [run_invocation(job)]
+
+
+def pin_cpus(job: Job, cpus: CpuSet) -> Job:
+    """The job pinned to cores of its own (recorded in each row's device: ``cpu:0-1``)."""
+
+    def one(inv: Invocation) -> Invocation:
+        return replace(inv, cpus=cpus, device=f"{inv.device or 'cpu'}:{format_cpus(cpus)}")
+
+    if isinstance(job, Batch):
+        return replace(job, members=tuple(one(m) for m in job.members))
+    return one(job)
 
 
 def pin(job: Job, gpu: str) -> Job:
@@ -55,7 +67,9 @@ class LocalExecutor:
     """N invocations at once on this machine: a pool of worker threads, each running one
     process at a time; with one job, a single-threaded pipeline (see ``_run_serial``)."""
 
-    def __init__(self, jobs: int = 1, gpus: Sequence[str] = ()) -> None:
+    def __init__(
+        self, jobs: int = 1, gpus: Sequence[str] = (), cpu_sets: Sequence[CpuSet] = ()
+    ) -> None:
         if jobs < 1:
             raise UsageError(f"--jobs: {jobs} must be at least 1")
         self.gpus = list(gpus)
@@ -63,8 +77,19 @@ class LocalExecutor:
         self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
         for gpu in self.gpus:
             self._free.put(gpu)
+        # CPU workers of a parallel sweep each own a core set (see harness.execute.affinity).
+        self._cpu_sets: queue.SimpleQueue[CpuSet] = queue.SimpleQueue()
+        self._pinned = bool(cpu_sets) and not self.gpus and self.jobs > 1
+        for cpus in cpu_sets if self._pinned else ():
+            self._cpu_sets.put(tuple(cpus))
 
     def _run_one(self, job: Job) -> list[Measurement]:
+        if self._pinned:
+            cpus = self._cpu_sets.get()
+            try:
+                return run_job(pin_cpus(job, cpus))
+            finally:
+                self._cpu_sets.put(cpus)
         if not self.gpus:
             return run_job(job)
         gpu = self._free.get()
@@ -168,30 +193,3 @@ class _Batched:
 
 
 _Step = _Single | _Batched
-
-
-class DaskExecutor:
-    """Send invocations to a Dask distributed scheduler; results come back as they finish."""
-
-    def __init__(self, address: str) -> None:
-        try:
-            from distributed import Client
-        except ImportError as exc:  # optional dependency
-            raise UsageError(
-                "--dask needs the 'distributed' package: pip install 'benchspace[dist]'"
-            ) from exc
-        self._client = Client(address)
-
-    def run(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
-        """Submit everything; the scheduler decides placement."""
-        from distributed import as_completed
-
-        futures = [self._client.submit(run_job, job, pure=False) for job in jobs]
-        for fut in as_completed(futures):
-            result = fut.result()
-            assert isinstance(result, list)
-            yield result
-
-    def close(self) -> None:
-        """Disconnect from the scheduler."""
-        self._client.close()

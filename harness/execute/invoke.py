@@ -78,6 +78,9 @@ class Invocation:
     """Absolute build directory, for ``{build_dir}`` in flags."""
     direction: str = "min"
     """The bench's direction (a time under ``min`` must be positive and finite)."""
+    cpus: tuple[int, ...] = ()
+    """Cores the process is pinned to (a parallel sweep's worker); empty: not pinned. Like
+    ``extra_env``, not part of the configuration (nor of the cache key)."""
 
     @cached_property
     def cache_key(self) -> str:

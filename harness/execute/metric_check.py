@@ -9,6 +9,7 @@ value would win every comparison and reach the header. It is the configuration's
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -20,6 +21,7 @@ _TIME = re.compile(
 _RATE = re.compile(r"/\s*s\b|/\s*sec|per\s*s(ec(ond)?)?\b|hz\b|flops", re.IGNORECASE)
 
 
+@functools.lru_cache(maxsize=256)
 def is_time_metric(metric: str) -> bool:
     """Whether the metric's name says it is a duration (not a rate)."""
     return bool(_TIME.search(metric)) and not _RATE.search(metric)

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from harness.errors import BenchspaceError, ReaderError
 from harness.execute import reaper
+from harness.execute.affinity import pinned_spawn_mask, restore_mask
 from harness.execute.exe_identity import current_sha256
 from harness.execute.invoke import (
     BUILD_PLACEHOLDER,
@@ -165,7 +166,11 @@ class Process:
                 if sha != inv.exe_sha256:
                     self.inv = inv = replace(inv, exe_sha256=sha)
             self._t0 = time.perf_counter()
-            self.proc = reaper.spawn(self._popen)
+            mask = pinned_spawn_mask(inv.cpus)  # the child inherits the forking thread's mask
+            try:
+                self.proc = reaper.spawn(self._popen)
+            finally:
+                restore_mask(mask)
         except OSError as exc:
             code = errno.errorcode.get(exc.errno or 0, "?")
             self.error = (

@@ -150,13 +150,13 @@ def read_minibench_csv(text: str, *, source: str = "output") -> list[Row]:
 
 
 def read_csv(text: str, *, source: str = "output") -> list[Row]:
-    """Any CSV with a header row; the row name is the ``name`` column, else the first column."""
+    """Any CSV with a header; names rows by ``config`` (cutlass_bench), ``name`` or col 1."""
     records = _csv_records(text, source)
     if not records:
         return []
     header = [h.strip() for h in records[0]]
     lowered = [h.lower() for h in header]
-    key = lowered.index("name") if "name" in lowered else 0
+    key = next((lowered.index(c) for c in ("config", "name") if c in lowered), 0)
     rows = []
     for number, record in enumerate(records[1:], start=2):
         if len(record) != len(header):

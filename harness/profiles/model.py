@@ -195,6 +195,10 @@ class BenchResult:
     per_case_best: tuple[MeasurementRow, ...] = ()
     measurements: tuple[MeasurementRow, ...] = ()
     coverage: Coverage = field(default_factory=lambda: Coverage(complete=False, note=""))
+    _by_case: dict[bool, dict[int, tuple[MeasurementRow, ...]]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+    """``case_rows``'s index (main sweep: False, pre_tune phases: True), built on first use."""
 
     @property
     def rows(self) -> tuple[MeasurementRow, ...]:
@@ -226,10 +230,16 @@ class BenchResult:
         return tuple(rows)
 
     def case_rows(self, case_index: int, *, phase: bool = False) -> tuple[MeasurementRow, ...]:
-        """The rows measured in one case (by the main sweep, or by the pre_tune phases)."""
-        return tuple(
-            r for r in (self.phase_rows if phase else self.rows) if r.case_index == case_index
-        )
+        """The rows measured in one case (by the main sweep, or by the pre_tune phases).
+
+        Grouped once per result (asking for every case is linear in the rows, not their
+        number times the cases')."""
+        if phase not in self._by_case:
+            groups: dict[int, list[MeasurementRow]] = {}
+            for row in self.phase_rows if phase else self.rows:
+                groups.setdefault(row.case_index, []).append(row)
+            self._by_case[phase] = {c: tuple(rows) for c, rows in groups.items()}
+        return self._by_case[phase].get(case_index, ())
 
     @property
     def pre_tuned(self) -> tuple[str, ...]:

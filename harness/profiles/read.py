@@ -17,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 
 from harness.errors import ProfileError, json_path
@@ -252,23 +251,29 @@ class _Reader(FieldReader):
                     "per_case_best; the profile is incomplete, re-run the sweep"
                 )
             case_index, fixed, params = found
-        row = MeasurementRow(
+        spread = self.opt_spread(m.get("spread"), at("spread"))
+        argv = self.texts(m.get("argv") or [], at("argv"))
+        if version == 0:
+            # BatchLAS measured once per configuration: the value is the median of one sample.
+            if median is None:
+                return MeasurementRow(
+                    case_index=case_index, fixed=fixed, params=params, args=args, argv=argv,
+                    env=env, spread=spread, median=median,
+                )  # fmt: skip
+            return MeasurementRow(
+                case_index=case_index, fixed=fixed, params=params, args=args, argv=argv,
+                env=env, spread=spread, median=median, samples=(median,), mean=median,
+                stdev=0.0, n=1,
+            )  # fmt: skip
+        return MeasurementRow(
             case_index=case_index,
             fixed=fixed,
             params=params,
             args=args,
-            argv=self.texts(m.get("argv") or [], at("argv")),
+            argv=argv,
             env=env,
-            spread=self.opt_spread(m.get("spread"), at("spread")),
+            spread=spread,
             median=median,
-        )
-        if version == 0:
-            # BatchLAS measured once per configuration: the value is the median of one sample.
-            if median is None:
-                return row
-            return replace(row, samples=(median,), mean=median, stdev=0.0, n=1)
-        return replace(
-            row,
             samples=self.each(m.get("samples") or [], at("samples"), self.finite),
             mean=self.opt_finite(m.get("mean"), at("mean")),
             stdev=self.opt_spread(m.get("stdev"), at("stdev")),

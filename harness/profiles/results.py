@@ -34,15 +34,15 @@ from harness.spaces.model import Bench
 def measurement_row(bench: Bench, agg: Aggregate) -> MeasurementRow:
     """The profile row of one (case, configuration) and its repeats."""
     summary = agg.summary
-    fixed = dict(bench.cases[agg.case_index].fixed)
+    fixed = bench.cases[agg.case_index].fixed
     arg_spec = [item.text for item in bench.arg_spec]
     return MeasurementRow(
         case_index=agg.case_index,
-        fixed=fixed,
+        fixed=fixed,  # one mapping per case, shared by its rows
         params=dict(agg.config),
         args=positional_args(arg_spec, agg.argv, {**fixed, **dict(agg.config)}),
-        argv=tuple(agg.argv),
-        env=dict(agg.env),
+        argv=agg.argv,
+        env=agg.env,
         samples=agg.samples,
         spread=agg.spread,
         median=None if summary is None else summary.median,

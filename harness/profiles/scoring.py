@@ -55,7 +55,7 @@ def aggregate(measurements: Sequence[Measurement]) -> dict[tuple[int, Config], A
             samples=tuple(samples),
             spread=(sum(spreads) / len(spreads)) if spreads else None,
             argv=first.argv,
-            env=dict(first.env),
+            env=first.env,
             failures=tuple(m for m in items if not m.ok),
         )
     return out

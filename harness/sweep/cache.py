@@ -48,6 +48,22 @@ class Sweep:
         self.executed = 0
         self.cached = 0
         self.exe_changes: list[dict[str, str]] = []
+        self._known_bench: str | None = None
+        self._known: dict[str, Measurement] = {}
+
+    def _hit(self, inv: Invocation) -> Measurement | None:
+        """The store's latest attempt under the invocation's cache key (one query per bench,
+        not one per key)."""
+        if self._known_bench != inv.bench:
+            self._known = self.store.latest(inv.bench)
+            self._known_bench = inv.bench
+        return self._known.get(inv.cache_key)
+
+    def _record(self, ms: list[Measurement]) -> None:
+        self.store.add_many(ms)
+        for m in ms:
+            if m.bench == self._known_bench and m.status != "unavailable":
+                self._known[m.cache_key] = m
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
@@ -57,7 +73,7 @@ class Sweep:
         Unbatched invocations are built, looked up in the store and handed to the executor
         one at a time, as it asks for them: in a serial sweep that work happens while the
         previous benchmark runs."""
-        seen: list[Invocation] = []
+        seen: list[tuple[str, str]] = []  # (cache key, phase): not the whole invocation
         results: dict[str, Measurement] = {}
         queued: set[str] = set()
 
@@ -66,11 +82,11 @@ class Sweep:
         def todo() -> Iterator[Invocation]:
             for planned in invocations:
                 inv = current_binary(planned)
-                seen.append(inv)
                 key = inv.cache_key
+                seen.append((key, inv.phase))
                 if key in results or key in queued:
                     continue
-                hit = None if self.rerun else self.store.find(key)
+                hit = None if self.rerun else self._hit(inv)
                 if hit is not None:
                     results[key] = hit
                     self.cached += 1
@@ -86,8 +102,8 @@ class Sweep:
                 list(todo()), param=batching.param, size=batching.size, position=batching.position
             )
         for ms in self.executor.run(jobs):
+            self._record(ms)
             for m in ms:
-                self.store.add(m)
                 results[asked.get(_config_of(m), m.cache_key)] = m
                 for change in take_changes():
                     self.progress.note(change.line())
@@ -101,9 +117,7 @@ class Sweep:
                 self.progress.advance(m)
         # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
         # configuration): it is reported under the phase that asked for it now.
-        return [
-            _as_phase(results[inv.cache_key], inv.phase) for inv in seen if inv.cache_key in results
-        ]
+        return [_as_phase(results[key], phase) for key, phase in seen if key in results]
 
 
 def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:

@@ -51,6 +51,7 @@ from harness.profiles.scoring import aggregate, score_configs, winner
 from harness.profiles.write import write_profile
 from harness.spaces.model import Bench, Space, bench_invocations
 from harness.store import Store
+from harness.sweep.budget import bench_repeats
 from harness.sweep.cache import Sweep, batching_of
 
 
@@ -87,9 +88,7 @@ class TuneOutcome:
 
 
 def _repeats(bench: Bench, options: TuneOptions) -> int:
-    if options.repeats is not None:
-        return options.repeats
-    return bench.repeats if bench.repeats is not None else 1
+    return bench_repeats(bench, options.repeats)
 
 
 def _invocations(

@@ -18,6 +18,9 @@ Environment:
                         ``context`` (a ``launch_error`` row, exit 3: context lost),
                         ``hang`` (sleeps until killed).
 ``FAKE_CUTLASS_LOG``    a file that every invocation appends its argv to (JSON, one a line).
+
+``cublas:heuristic`` and ``cublas:algo<i>`` (the v2 driver's cuBLASLt configurations) are timed
+like a 128x128 tile (``--cublas-algos`` and ``--cublas-lib`` are accepted and ignored).
 """
 
 from __future__ import annotations
@@ -69,6 +72,8 @@ _OPTIONS_WITH_VALUE = {
     "--heat-s",
     "--timeout-s",
     "--device",
+    "--cublas-algos",
+    "--cublas-lib",
 }
 _TILE = re.compile(r"_(\d+)x(\d+)x(\d+)_(\d+)x(\d+)x1_")
 

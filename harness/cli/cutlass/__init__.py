@@ -70,6 +70,11 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "Generate the GEMM kernel header (a dispatch tree derived from the selector); --check "
         "reports its regret against select.",
     ),
+    "tune-shapes": (
+        "tune_shapes",
+        "Shortlist the selector's top K candidates per user shape as a space to measure, with "
+        "cuBLAS in the same rounds; --report: regret and GPU time against K on recorded data.",
+    ),
     "hpo": (
         "hpo",
         "Search XGBoost settings with Optuna TPE on an SQLite study, minimising grouped-CV regret.",

@@ -18,6 +18,7 @@ from harness.files import check_output
 from harness.jsonio import write_text_atomic
 from harness.project_paths import add_root_arguments, find_project_root, inside_project
 from harness.spaces.load import load_space
+from harness.spaces.model import Space
 
 DEFAULTS = GemmHeaderSpec()
 
@@ -72,7 +73,78 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --check: a dataset folder whose exhaustive groups give measured regret",
     )
+    parser.add_argument(
+        "--from-profile",
+        default=None,
+        metavar="PROFILE",
+        help="generate from the measured winners of a tune-shapes profile instead of the "
+        "selector (each measured shape its own leaf; cublas may win)",
+    )
+    parser.add_argument(
+        "--shortlist",
+        default=None,
+        help="with --from-profile: the tune-shapes shortlist CSV, to keep only the top --topk",
+    )
+    parser.add_argument(
+        "--topk", type=int, default=None, help="with --shortlist: candidates per shape kept"
+    )
+    parser.add_argument(
+        "--hardware", default="h200", help="with --from-profile: the SM count's descriptor"
+    )
     add_root_arguments(parser)
+
+
+def _output(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> str | Path:
+    """``--out``, else the spec's path (a space's: kept inside its project)."""
+    if args.out or space is None:
+        return str(args.out or spec.path)
+    return inside_project(
+        Path(spec.path),
+        args.root or find_project_root(space.path.parent) or Path.cwd(),
+        where=f"{space.path}: $.header.path",
+        allow_outside=args.allow_outside_root,
+    )
+
+
+def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> int:
+    """The header from measured winners; one line per shape."""
+    import pandas as pd
+
+    from evaluation.cutlass.hardware import load_hardware
+    from evaluation.deploy.measured_header import (
+        dispatch_hits,
+        measured_dispatch,
+        measured_table,
+        restrict_to_top,
+        shape_summary,
+    )
+    from evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
+    from harness.profiles.read import load_profile
+
+    profile = load_profile(args.from_profile)
+    table = measured_table(profile)
+    if args.topk is not None and not args.shortlist:
+        raise UsageError("--topk needs --shortlist (the tune-shapes <stem>.shortlist.csv)")
+    full = shape_summary(table)
+    if args.shortlist:
+        short = pd.read_csv(args.shortlist)
+        table = restrict_to_top(table, short, args.topk or int(short["rank"].max()))
+    hw = load_hardware(args.hardware)
+    origin = f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})" + (
+        f", top {args.topk} of each shortlist" if args.topk else ""
+    )
+    out = _output(args, spec, space)
+    check_output(out, option="--out")
+    dispatch = measured_dispatch(table, hw.sms, spec, origin)
+    write_text_atomic(out, render_gemm_header(dispatch))
+    summary = shape_summary(table)
+    print("\n".join(render_winners(summary, dispatch_hits(dispatch, summary))))
+    print(render_prefix_regret(summary, full, args.topk))
+    print(
+        f"{out}: {len(dispatch.tree.leaves)} leaves for {len(summary)} measured shapes, "
+        f"{dispatch.cublas_leaves} leaves cublas; override with {spec.env_var}=<kernel name>"
+    )
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -84,17 +156,14 @@ def run(args: argparse.Namespace) -> int:
     spec = dataclasses.replace(
         spec, max_leaves=args.leaves or spec.max_leaves, samples=args.samples
     )
+    if args.from_profile:
+        if args.check:
+            raise UsageError("--check judges a selector's header; leave out --from-profile")
+        return _from_profile(args, spec, space)
     out: str | Path | None = None
     if not args.check or args.out:
-        out = args.out or spec.path
-        if space is not None and not args.out:
-            # The space's header.path: inside the space's project, never through a symlink.
-            out = inside_project(
-                Path(spec.path),
-                args.root or find_project_root(space.path.parent) or Path.cwd(),
-                where=f"{space.path}: $.header.path",
-                allow_outside=args.allow_outside_root,
-            )
+        # A space's header.path: inside the space's project, never through a symlink.
+        out = _output(args, spec, space)
         check_output(out, option="--out")  # before the tree is grown
     selector = load_selector(args.model)
     dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))

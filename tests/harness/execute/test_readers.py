@@ -283,6 +283,17 @@ def test_generic_csv() -> None:
         read_output("csv", "a,b\n1,2,3\n", source="t")
 
 
+def test_csv_config_column_names_the_row() -> None:
+    # cutlass_bench: several configurations of one kernel, and cuBLASLt rows all named cublas.
+    table = (
+        "config,name,raster,tflops\nk1,k1,H,500\nk1:M:2,k1,M,510\ncublas:heuristic,cublas,H,490\n"
+        "cublas:algo0,cublas,H,495\n"
+    )
+    rows = read_output("csv", table)
+    assert [r.name for r in rows] == ["k1", "k1:M:2", "cublas:heuristic", "cublas:algo0"]
+    assert rows[1].fields["name"] == "k1"
+
+
 def test_exact_row_name_wins_over_substring() -> None:
     rows = [Row(name="BM_x"), Row(name="BM_x_big")]
     assert select_row(rows, "BM_x", source="t").name == "BM_x"

@@ -1,0 +1,105 @@
+"""The tune-my-shapes tables: regret and GPU time against K, and measured winners per shape."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from evaluation.deploy.measured_header import ShapeWinner
+from evaluation.deploy.shortlist_study import ShortlistStudy
+
+
+def _pct(x: float) -> str:
+    return "-" if math.isnan(x) else f"{100 * x:.2f} %"
+
+
+def _time(seconds: float) -> str:
+    return f"{seconds:.1f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def render_curve(study: ShortlistStudy) -> list[str]:
+    """A markdown table: K, mean / p95 / max regret, oracle hits, GPU time vs exhaustive."""
+    p = study.protocol
+    lines = [
+        f"Tune my shapes on {study.groups} held-out exhaustive shapes ({study.model}, trained "
+        "on the training shapes only): regret of the fastest measured of the top K against "
+        "the exhaustive oracle; GPU time from the recorded ms per launch x "
+        f"{p.launches} launches per configuration (check, {p.warmups} warm-ups, {p.rounds} "
+        f"rounds x {p.iters}) + {1e3 * p.config_overhead_s:g} ms host work per "
+        f"configuration + {p.heat_s:g} s heat + {p.shape_overhead_s:g} s start per shape.",
+        "",
+        "| K | mean | p95 | max | oracle in top K | configurations | launches | GPU time "
+        "| vs exhaustive |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in study.rows:
+        lines.append(
+            f"| {r.k} | {_pct(r.mean)} | {_pct(r.p95)} | {_pct(r.max)} | {100 * r.hit:.0f} % "
+            f"| {r.configs} | {_time(r.launch_s)} | {_time(r.gpu_s)} "
+            f"| {100 * r.gpu_s / study.exhaustive_s:.1f} % |"
+        )
+    lines.append(
+        f"| all | 0 % | 0 % | 0 % | 100 % | {study.exhaustive_configs} | "
+        f"{_time(study.exhaustive_launch_s)} | {_time(study.exhaustive_s)} | 100 % |"
+    )
+    if any(r.with_cublas is not None for r in study.rows):
+        lines += [
+            "",
+            "With cuBLAS in the same rounds (the choice: the best of the top K or "
+            "cublas:heuristic; against the best of the oracle and cublas:heuristic; GPU "
+            "times above include the 9 cuBLASLt configurations per shape):",
+            "",
+            "| K | mean | p95 | max | best of top K / cuBLAS heuristic (geomean) |",
+            "|---|---|---|---|---|",
+        ]
+        for r in study.rows:
+            if r.with_cublas is not None and r.vs_cublas is not None:
+                mean, p95, worst = r.with_cublas
+                lines.append(
+                    f"| {r.k} | {_pct(mean)} | {_pct(p95)} | {_pct(worst)} | {r.vs_cublas:.3f} |"
+                )
+    return lines
+
+
+def _ratio(a: float, b: float) -> str:
+    return "-" if math.isnan(a) or math.isnan(b) or b <= 0 else f"{a / b:.3f}"
+
+
+def render_winners(summary: Sequence[ShapeWinner], hits: Sequence[bool] | None = None) -> list[str]:
+    """Per measured shape: the winner, best CUTLASS vs cuBLAS (same rounds)."""
+    lines = [
+        "| shape | winner | TFLOP/s | best CUTLASS / cuBLAS | / cuBLASLt best of N |"
+        + (" header runs it |" if hits is not None else ""),
+        "|---|---|---|---|---|" + ("---|" if hits is not None else ""),
+    ]
+    for i, w in enumerate(summary):
+        short = w.winner.split("_bf16_bf16_f32_void_bf16_", 1)[-1]
+        lines.append(
+            f"| {'x'.join(map(str, w.shape))} | {short} | {w.winner_tflops:.1f} | "
+            f"{_ratio(w.cutlass_tflops, w.cublas_tflops)} | "
+            f"{_ratio(w.cutlass_tflops, w.cublas_best_tflops)} |"
+            + (f" {'yes' if hits[i] else 'no'} |" if hits is not None else "")
+        )
+    return lines
+
+
+def render_prefix_regret(
+    kept: Sequence[ShapeWinner], full: Sequence[ShapeWinner], k: int | None
+) -> str:
+    """What keeping only the top ``k`` costs against everything measured, per shape: the best
+    CUTLASS kernel, and the winner among CUTLASS and cuBLAS; mean and max."""
+    by_shape = {w.shape: w for w in full}
+    cut, win = [], []
+    for w in kept:
+        ref = by_shape[w.shape]
+        if not math.isnan(w.cutlass_tflops) and ref.cutlass_tflops > 0:
+            cut.append(1.0 - w.cutlass_tflops / ref.cutlass_tflops)
+        if ref.winner_tflops > 0:
+            win.append(1.0 - w.winner_tflops / ref.winner_tflops)
+    label = f"top {k}" if k else "the whole shortlist"
+    parts = [
+        f"{name}: mean {_pct(sum(v) / len(v))}, max {_pct(max(v))}"
+        for name, v in (("CUTLASS", cut), ("CUTLASS or cuBLAS", win))
+        if v
+    ]
+    return f"{label} against everything measured ({len(kept)} shapes): " + "; ".join(parts)

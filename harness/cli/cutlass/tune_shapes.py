@@ -1,0 +1,126 @@
+"""Shortlist the selector's top K candidates per user shape as a space to measure (+ cuBLAS)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from evaluation.deploy.shortlist import (
+    DEFAULT_CUBLAS_ALGOS,
+    kernels_to_build,
+    shortlist,
+    shortlist_space,
+)
+from evaluation.deploy.user_shapes import read_user_shapes
+from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from harness.errors import UsageError
+from harness.files import check_output
+from harness.jsonio import write_json_atomic, write_text_atomic
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    """Register the shapes, K, the selector, the outputs and ``--report``."""
+    parser.add_argument(
+        "shapes",
+        nargs="*",
+        help="files of 'M N K' lines or JSON shape sets ({'shapes'|'train'|'eval': [...]})",
+    )
+    parser.add_argument(
+        "--shape", action="append", default=[], metavar="MxNxK", help="a shape (repeatable)"
+    )
+    parser.add_argument("--topk", type=int, default=8, help="candidates per shape (default: 8)")
+    parser.add_argument(
+        "--model",
+        default=str(SHIPPED_SELECTOR),
+        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
+    )
+    parser.add_argument("--layout", default=None, help="operand layout (default: the only one)")
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=Path("spaces/tune_shapes.json"),
+        help="the space file (default: spaces/tune_shapes.json); beside it <stem>.kernels.txt "
+        "(the kernels to build) and <stem>.shortlist.csv (each shape's ranked shortlist)",
+    )
+    parser.add_argument(
+        "--cublas-algos",
+        type=int,
+        default=DEFAULT_CUBLAS_ALGOS,
+        help="cuBLASLt configurations: cublas:heuristic and cublas:algo0..N-1 (default: "
+        f"{DEFAULT_CUBLAS_ALGOS}; -1: no cuBLAS, for a driver before v2)",
+    )
+    parser.add_argument(
+        "--heat-s", type=float, default=1.0, help="heating per shape (s; default: 1)"
+    )
+    parser.add_argument(
+        "--warmups", type=int, default=5, help="warm-ups per configuration (default: 5)"
+    )
+    parser.add_argument(
+        "--report",
+        default=None,
+        metavar="DATASET",
+        help="also print regret and GPU time against K (1, 2, 4, 8, 16) on DATASET's held-out "
+        "exhaustive shapes (e.g. evaluation/data/h200)",
+    )
+    parser.add_argument("--hardware", default=None, help="with --report: hardware descriptor")
+    parser.add_argument("--seed", type=int, default=0, help="with --report: training seed")
+
+
+def _outputs(space: Path) -> tuple[Path, Path]:
+    stem = space.with_suffix("")
+    return Path(f"{stem}.kernels.txt"), Path(f"{stem}.shortlist.csv")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the space, the kernel list and the shortlist; print the report if asked."""
+    if not args.shapes and not args.shape and not args.report:
+        raise UsageError("tune-shapes needs SHAPES files, --shape MxNxK or --report DATASET")
+    if args.shapes or args.shape:
+        check_output(args.out, option="--out")
+        shapes = read_user_shapes(args.shapes, args.shape)
+        selector = load_selector(args.model)
+        short = shortlist(selector, shapes, args.topk, args.layout)
+        kernels_out, shortlist_out = _outputs(args.out)
+        kernels = kernels_to_build(short)
+        write_text_atomic(
+            kernels_out,
+            "\n".join(
+                [
+                    "# format: benchspace-kernel-list 1",
+                    f"# the top {args.topk} kernels of {len(shapes)} shapes by {selector.name} "
+                    f"({Path(args.model).name}); build: benchspace cutlass build --kernels "
+                    f"{kernels_out}",
+                    *kernels,
+                ]
+            )
+            + "\n",
+        )
+        write_text_atomic(shortlist_out, short.to_csv(index=False))
+        origin = f"{selector.name} ({Path(args.model).name} {selector.sha256[:12]})"
+        space = shortlist_space(
+            short,
+            cublas_algos=args.cublas_algos,
+            heat_s=args.heat_s,
+            warmups=args.warmups,
+            origin=origin,
+        )
+        write_json_atomic(args.out, space)
+        cublas = max(args.cublas_algos + 1, 0)
+        print(
+            f"{args.out}: {len(shapes)} shapes x (top {args.topk} + {cublas} cuBLASLt) = "
+            f"{len(short) + cublas * len(shapes)} configurations; {len(kernels)} distinct "
+            f"kernels in {kernels_out}; shortlist in {shortlist_out}\n"
+            f"next: benchspace cutlass build --kernels {kernels_out} --build-dir build/cutlass; "
+            f"benchspace tune --space {args.out} --build-dir build/cutlass --out profile.json; "
+            f"benchspace cutlass header --from-profile profile.json --shortlist {shortlist_out}"
+        )
+    if args.report:
+        from evaluation.deploy.shortlist_format import render_curve
+        from evaluation.deploy.shortlist_study import Protocol, shortlist_study
+        from harness.cli.cutlass.dataset_args import load
+
+        dataset, hw = load(argparse.Namespace(dataset=args.report, hardware=args.hardware))
+        protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
+        study = shortlist_study(dataset, hw, protocol=protocol, seed=args.seed)
+        print("\n".join(render_curve(study)))
+    return 0
