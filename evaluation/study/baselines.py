@@ -30,6 +30,20 @@ SEED_SELECTORS = (
 )
 """The seed's GH200 figures printed beside the held-out table."""
 SHAPE = ["M", "N", "K", "layout"]
+REGRET_HEADER: tuple[str, ...] = ("selector", "mean", "median", "p95", "max", "top-1", "top-5")
+REGRET_HEADER += ("vs cuBLAS", "vs best-of-N")
+"""The columns of the held-out tables."""
+ORACLE_NOTE = (
+    "T* = the group's best measured candidate (kernel x raster x swizzle: every kernel at "
+    "default knobs, plus the knob sweeps where the data has them); 'or cuBLAS' rows: T* = "
+    "max(T*, cuBLAS heuristic); vs cuBLAS = geomean T(pick)/T(cuBLASLt heuristic), vs "
+    "best-of-N = against the best of cuBLASLt's top-N algorithms, both timed in the same rounds"
+)
+
+
+def best_of_n_text(ratio: float | None) -> str:
+    """The oracle's ratio to cuBLASLt's best of its top-N, as the report appends it."""
+    return "" if ratio is None else f"; vs cuBLAS best-of-N: {ratio:.3f}x"
 
 
 def baseline_rows(

@@ -15,7 +15,7 @@ import pandas as pd
 
 from evaluation.selector.hpo import SEARCH_SPACE
 from evaluation.selector.metrics import RegretSummary
-from evaluation.study.baselines import SEED_SELECTORS
+from evaluation.study.baselines import ORACLE_NOTE, REGRET_HEADER, SEED_SELECTORS, best_of_n_text
 from evaluation.study.run import StudyResult
 from evaluation.study.sampling_study import (
     SEED_BUDGETS,
@@ -91,19 +91,6 @@ def regret_rows(summaries: Sequence[RegretSummary]) -> list[list[str]]:
     ]
 
 
-REGRET_HEADER = (
-    "selector",
-    "mean",
-    "median",
-    "p95",
-    "max",
-    "top-1",
-    "top-5",
-    "vs cuBLAS",
-    "vs best-of-N",
-)
-
-
 def sampling_rows(study: SamplingStudy) -> list[list[str]]:
     """Regret and P_eps per policy and budget, with the GH200 figure where the budget scales one."""
     rows = []
@@ -152,18 +139,6 @@ def _sampling_note(study: SamplingStudy) -> str:
     )
 
 
-ORACLE_NOTE = (
-    "T* = the group's best measured candidate (kernel x raster x swizzle: every kernel at "
-    "default knobs, plus the knob sweeps where the data has them); 'or cuBLAS' rows: T* = "
-    "max(T*, cuBLAS heuristic); vs cuBLAS = geomean T(pick)/T(cuBLASLt heuristic), vs "
-    "best-of-N = against the best of cuBLASLt's top-N algorithms, both timed in the same rounds"
-)
-
-
-def _best_of_n(ratio: float | None) -> str:
-    return "" if ratio is None else f"; vs cuBLAS best-of-N: {_ratio(ratio)}"
-
-
 def render_text(result: StudyResult) -> str:
     """The evaluate command's terminal output."""
     lines = [
@@ -176,7 +151,7 @@ def render_text(result: StudyResult) -> str:
         *_table(REGRET_HEADER, regret_rows(result.held_out), markdown=False),
         ORACLE_NOTE,
         f"best measured kernel (oracle) vs cuBLAS: {_ratio(result.oracle_cublas)} (geomean)"
-        + _best_of_n(result.oracle_cublas_best),
+        + best_of_n_text(result.oracle_cublas_best),
         SEED_SELECTORS,
     ]
     if result.cross_validated:
@@ -308,7 +283,7 @@ def render_markdown(
         "",
         f"{ORACLE_NOTE}. "
         f"Best measured kernel (oracle) vs cuBLAS: {_ratio(result.oracle_cublas)}"
-        f"{_best_of_n(result.oracle_cublas_best)} (geometric mean "
+        f"{best_of_n_text(result.oracle_cublas_best)} (geometric mean "
         "over held-out shapes). `random (expected)` is the exact expectation of a uniform pick.",
     ]
     if result.cross_validated:
