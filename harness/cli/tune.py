@@ -27,6 +27,7 @@ from harness.spaces.load import load_space
 from harness.spaces.model import Bench, Case, Space
 from harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
 from harness.sweep.budget_format import render_budget
+from harness.sweep.cache import few_collections
 from harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
@@ -270,7 +271,8 @@ def run(args: argparse.Namespace) -> int:
         executor = LocalExecutor(args.jobs, gpus, cpu_sets)
     progress = Progress(quiet=args.quiet)
     try:
-        outcome = tune(space, options, executor=executor, progress=progress)
+        with few_collections():
+            outcome = tune(space, options, executor=executor, progress=progress)
     finally:
         progress.close()
         close = getattr(executor, "close", None)
