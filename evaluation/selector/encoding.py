@@ -3,7 +3,9 @@
 Every model reads the same columns: the static features ``phi(p, c, h)`` of
 :func:`evaluation.selector.features.features_for_pairs`, the runtime knobs of the candidate (raster
 order, max swizzle) and the kernel's ptxas facts (compile-time, so still known before
-execution). Categorical fields are encoded with level sets frozen once from the whole
+execution). Stream-K's split count and decomposition mode are knobs too (``splits``, default 1;
+``decomposition``, default ``H``, heuristic), so that knob settings are ranked with the kernel.
+Categorical fields are encoded with level sets frozen once from the whole
 candidate catalogue and stored with a saved model, so training, validation and deployment
 agree on every code; a level never seen maps to "missing" (XGBoost) or to an all-zero
 one-hot block (ridge, MLP).
@@ -22,12 +24,15 @@ from evaluation.cutlass.dataset import PTXAS_COLUMNS
 from evaluation.cutlass.hardware import Hardware
 from evaluation.selector.features import (
     CATEGORICAL_FEATURES,
+    FEATURE_VERSION,
     features_for_pairs,
     numeric_feature_names,
 )
 
-KNOB_CATEGORICAL: tuple[str, ...] = ("raster",)
-KNOB_NUMERIC: tuple[str, ...] = ("swizzle",)
+KNOB_CATEGORICAL: tuple[str, ...] = ("raster", "decomposition")
+KNOB_NUMERIC: tuple[str, ...] = ("swizzle", "splits")
+KNOB_DEFAULTS: dict[str, Any] = {"raster": "H", "swizzle": 1, "splits": 1, "decomposition": "H"}
+"""The value of a knob a candidate row does not name."""
 PTXAS_FEATURES: tuple[str, ...] = tuple(f"ptxas_{c}" for c in PTXAS_COLUMNS)
 CATEGORICAL: tuple[str, ...] = (*CATEGORICAL_FEATURES, *KNOB_CATEGORICAL)
 _NOT_FEATURES = {"name", "problem", "kernel", *CATEGORICAL}
@@ -39,6 +44,9 @@ class FeatureSpec:
 
     numeric: tuple[str, ...]
     categorical: tuple[tuple[str, tuple[str, ...]], ...]
+    version: int = 1
+    """The feature set it was built from (:data:`~evaluation.selector.features.FEATURE_VERSION`;
+    files written before the field existed read as 1)."""
 
     @property
     def names(self) -> list[str]:
@@ -51,6 +59,7 @@ class FeatureSpec:
         return {
             "numeric": list(self.numeric),
             "categorical": [[f, list(levels)] for f, levels in self.categorical],
+            "version": self.version,
         }
 
     @staticmethod
@@ -61,29 +70,33 @@ class FeatureSpec:
             categorical=tuple(
                 (str(f), tuple(str(v) for v in levels)) for f, levels in data["categorical"]
             ),
+            version=int(data.get("version", 1)),
         )
 
 
 def candidate_features(
     candidates: pd.DataFrame, configs: pd.DataFrame, hw: Hardware
 ) -> pd.DataFrame:
-    """Static features of each candidate row (M, N, K, kernel[, raster, swizzle]); keeps the index.
+    """Static features of each candidate row (M, N, K, kernel[, knobs]); keeps the index.
 
     ``configs`` has one row per kernel name with the catalogue fields and optional ptxas
     columns (:func:`evaluation.cutlass.dataset.kernel_configs`).
     """
     keep = ["M", "N", "K", "kernel"]
     left = candidates[keep].copy()
-    left["raster"] = candidates["raster"].astype(str) if "raster" in candidates else "H"
-    left["swizzle"] = candidates.get("swizzle", 1)
+    for knob, default in KNOB_DEFAULTS.items():
+        given = candidates[knob] if knob in candidates else pd.Series(default, candidates.index)
+        left[knob] = given.fillna(default).to_numpy()
     pairs = left.merge(configs, left_on="kernel", right_on="name", how="left", sort=False)
     unknown = pairs["name"].isna()
     if unknown.any():
         raise ValueError(f"kernel {pairs['kernel'][unknown].iloc[0]!r} has no catalogue record")
     pairs.index = candidates.index
     out = features_for_pairs(pairs, hw)
-    out["raster"] = pairs["raster"].astype(str).to_numpy()
-    out["swizzle"] = pd.to_numeric(pairs["swizzle"]).astype(np.float64).to_numpy()
+    for knob in KNOB_CATEGORICAL:
+        out[knob] = pairs[knob].astype(str).to_numpy()
+    for knob in KNOB_NUMERIC:
+        out[knob] = pd.to_numeric(pairs[knob]).astype(np.float64).to_numpy()
     for col, feature in zip(PTXAS_COLUMNS, PTXAS_FEATURES, strict=True):
         out[feature] = (
             pd.to_numeric(pairs[col]).astype(np.float64).to_numpy() if col in pairs else np.nan
@@ -99,7 +112,7 @@ def feature_spec(features: pd.DataFrame) -> FeatureSpec:
         for c in CATEGORICAL
         if c in features.columns
     )
-    return FeatureSpec(numeric=tuple(numeric), categorical=categorical)
+    return FeatureSpec(numeric=tuple(numeric), categorical=categorical, version=FEATURE_VERSION)
 
 
 def numeric_matrix(features: pd.DataFrame, spec: FeatureSpec) -> np.ndarray:

@@ -32,6 +32,20 @@ bytes per element (A, B bf16: 2), ``S`` the resolved stage count, ``S_SM`` the S
   P_WGMMA)`` (two consumers on a cooperative tile, one otherwise); ratio ``t_cons / t_prod``.
 - pipeline: fill ``k_iters / S``; amortisation ``k_iters * tiles per CTA / S`` (a persistent
   kernel primes its pipeline once for its ``W`` tiles, the plain kernel once per tile).
+
+Feature set version 2 (:data:`FEATURE_VERSION`) adds, from the within-group correlations of the
+v2 training data (``benchspace cutlass correlation``):
+
+- the H200 static run-time estimate ``t`` of :func:`evaluation.selector.static_time.
+  estimated_time_ns` and its parts: cluster slots ``floor(S_SM * b_res / (c_M*c_N))``, waves of
+  clusters over them (whole, fractional, efficiency), main-loop iterations per slot
+  ``W_cl * k_iters``, the per-iteration time ``max(t_cons, t_prod)``; ``t`` against the
+  problem's ideal compute time ``2MNK / P`` and against its roofline time ``max(2MNK / P,
+  bytes / BW)`` (scale-free efficiencies, so they carry over to larger shapes);
+- tile quantisation efficiency per dimension ``M / (n_M*TM)`` (N, K likewise) and the padding
+  waste ``1 - useful_fraction``;
+- wave quantisation ``tiles / (S_SM / (c_M*c_N))`` and its efficiency ``q / ceil(q)``;
+- bytes per flop ``1 / intensity``, and the tile intensity over the H200 ridge.
 """
 
 from __future__ import annotations
@@ -50,6 +64,10 @@ from evaluation.cutlass.smem import (
     smem_total_bytes,
 )
 from evaluation.cutlass.spill import accumulators_per_thread, static_spill
+from evaluation.selector.static_time import estimated_time_ns
+
+FEATURE_VERSION = 2
+"""The feature set's version, stored with a saved model (1: before the static-time features)."""
 
 ELEMENT_BYTES = {"bf16": 2, "f32": 4, "void": 0}
 AB_BYTES = 2
@@ -259,7 +277,44 @@ def features_for_pairs(pairs: pd.DataFrame, hw: Hardware) -> pd.DataFrame:
         out[key] = c[key]
     out["op_class"] = "tensorop"
     out["engine"] = "wgmma"
-    return out
+    return _add_time_features(out, q_inputs + q_epilogue, hw)
+
+
+def _add_time_features(out: pd.DataFrame, problem_bytes: np.ndarray, hw: Hardware) -> pd.DataFrame:
+    """Version 2 features (module docstring): the static time estimate and quantisation."""
+
+    def col(name: str) -> np.ndarray:
+        return np.asarray(out[name].to_numpy(), dtype=np.float64)
+
+    cluster, tiles = col("cluster_size"), col("tiles")
+    slots = np.maximum(np.floor(hw.sms * np.maximum(col("b_res"), 1.0) / cluster), 1.0)
+    waves = col("clusters") / slots
+    pingpong = out["schedule"].to_numpy(dtype=object) == "pingpong"
+    consumer = np.where(pingpong, col("t_consumer_ns") / 2.0, col("t_consumer_ns"))
+    t = estimated_time_ns(out, hw)
+    ideal = col("flops") / hw.peak_bf16_flops * 1e9
+    memory = problem_bytes / hw.hbm_bytes_per_s * 1e9
+    quantisation = tiles / (hw.sms / cluster)
+    f: dict[str, np.ndarray] = {
+        "cluster_slots": slots,
+        "cluster_waves": np.ceil(waves),
+        "cluster_waves_fractional": waves,
+        "cluster_wave_efficiency": waves / np.ceil(waves),
+        "mainloop_iterations": np.ceil(waves) * col("k_iters"),
+        "iteration_ns": np.maximum(consumer, col("t_producer_ns")),
+        "est_time_ns": t,
+        "est_efficiency": ideal / t,
+        "est_roofline_efficiency": np.maximum(ideal, memory) / t,
+        "tile_efficiency_m": 1.0 - col("waste_m"),
+        "tile_efficiency_n": 1.0 - col("waste_n"),
+        "tile_efficiency_k": 1.0 - col("waste_k"),
+        "padding_waste": 1.0 - col("useful_fraction"),
+        "wave_quantisation": quantisation,
+        "wave_quantisation_efficiency": quantisation / np.ceil(quantisation),
+        "bytes_per_flop": 1.0 / col("arithmetic_intensity"),
+        "tile_ai_over_ridge": col("tile_intensity") / hw.ridge_flops_per_byte,
+    }
+    return pd.concat([out, pd.DataFrame(f, index=out.index)], axis=1)
 
 
 def cross_pairs(problems: pd.DataFrame, configs: pd.DataFrame) -> pd.DataFrame:
