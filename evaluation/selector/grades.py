@@ -12,6 +12,12 @@ Reconstruction of the selection study's definitions (its formulas were lost; the
   than 32 bands);
 * top-focused relevance with ``B`` bands: ``rel = max(0, gamma - (G_max - B))``, i.e.
   ``B - b`` for the top ``B`` bands and 0 below them (``B = 2``: 2, 1, 0, 0, ...).
+
+Linear grades (:func:`linear_grades`) rank by throughput relative to the group's best instead of
+by noise bands: ``rel = floor(L * clip((y - y_0) / (1 - y_0), 0, 1))`` with ``L`` levels and the
+floor ``y_0``, so every candidate within ``1 - y_0`` of the best earns a grade that grows with
+``y`` (the best ``L``), and the list below the floor is one grade 0. The top-band labels give two
+or three candidates per group a nonzero grade; linear grades order the whole top of the list.
 """
 
 from __future__ import annotations
@@ -53,6 +59,27 @@ def relevance(band: np.ndarray, bands: int = DEFAULT_BANDS) -> np.ndarray:
         raise ValueError(f"bands {bands!r} must be at least 1")
     grade = G_MAX - np.asarray(band, dtype=np.int64)
     return np.maximum(grade - (G_MAX - bands), 0).astype(np.int64)
+
+
+GRADINGS = ("bands", "linear")
+"""Relevance from noise bands (:func:`relevance`) or from ``y`` (:func:`linear_grades`)."""
+DEFAULT_LEVELS = 31
+DEFAULT_FLOOR = 0.7
+
+
+def linear_grades(
+    y: np.ndarray, levels: int = DEFAULT_LEVELS, floor: float = DEFAULT_FLOOR
+) -> np.ndarray:
+    """``floor(levels * clip((y - floor) / (1 - floor), 0, 1))``; see the module docstring.
+
+    ``levels`` is at most :data:`G_MAX` (XGBoost's exponential NDCG gain needs grades <= 31).
+    """
+    if not 1 <= levels <= G_MAX:
+        raise ValueError(f"levels {levels!r} must be in 1..{G_MAX}")
+    if not 0.0 <= floor < 1.0:
+        raise ValueError(f"floor {floor!r} must be in [0, 1)")
+    scaled = np.clip((np.asarray(y, dtype=np.float64) - floor) / (1.0 - floor), 0.0, 1.0)
+    return np.floor(levels * scaled + 1e-9).astype(np.int64)
 
 
 def label_groups(candidates: pd.DataFrame, bands: int = DEFAULT_BANDS) -> pd.DataFrame:

@@ -3,9 +3,11 @@
 Each trial draws XGBoost settings and, unless the objective is pinned, the training loss
 (``rank:ndcg``, ``rank:pairwise`` or ``reg:squarederror``) as a categorical choice, so TPE
 spends its budget on the better family. Conditional knobs apply to ranking objectives only:
-pairs per sample and the number of relevance bands ``B``. The value is the mean regret over
-the held-out groups of a shape-grouped cross-validation of the training groups. The study
-lives in SQLite (``sqlite:///file``) so that an interrupted search resumes and several
+the pair construction (``topk`` with its truncation level, or ``mean``) and pairs per sample,
+and the labels: top noise bands (their number ``B``) or linear grades of ``y = T/T*`` (their
+levels and floor, :func:`evaluation.selector.grades.linear_grades`). The value is the mean
+regret over the held-out groups of a shape-grouped cross-validation of the training groups. The
+study lives in SQLite (``sqlite:///file``) so that an interrupted search resumes and several
 processes can share it. Optuna is an optional dependency (extra ``tune``).
 """
 
@@ -20,8 +22,8 @@ import pandas as pd
 
 from evaluation.selector.cv import cross_validate
 from evaluation.selector.encoding import FeatureSpec
-from evaluation.selector.grades import relevance
-from evaluation.selector.models import OBJECTIVES, RANKING, XGBSelector
+from evaluation.selector.grades import GRADINGS, relevance
+from evaluation.selector.models import OBJECTIVES, PAIR_METHODS, RANKING, XGBSelector
 from harness.errors import UsageError
 
 SEARCH_SPACE: Mapping[str, str] = {
@@ -33,8 +35,12 @@ SEARCH_SPACE: Mapping[str, str] = {
     "subsample": "float 0.5..1",
     "colsample_bytree": "float 0.4..1",
     "reg_lambda": "float 1e-3..10, log",
-    "pairs_per_sample": "int 1..16, ranking objectives only",
-    "bands": "int 1..4, ranking objectives only",
+    "pair_method": "topk or mean, ranking objectives only",
+    "pairs_per_sample": "int 1..32, log, ranking objectives only (topk: the truncation level)",
+    "grading": "bands or linear, ranking objectives only",
+    "bands": "int 1..4, grading bands only",
+    "grade_levels": "int 4..31, grading linear only",
+    "grade_floor": "float 0.3..0.9, grading linear only",
 }
 """The searched ranges, as the report prints them."""
 
@@ -68,8 +74,14 @@ def _suggest(trial: Any, pinned: str | None) -> dict[str, Any]:
         "reg_lambda": trial.suggest_float("reg_lambda", 1e-3, 10.0, log=True),
     }
     if objective in RANKING:
-        params["pairs_per_sample"] = trial.suggest_int("pairs_per_sample", 1, 16)
-        params["bands"] = trial.suggest_int("bands", 1, 4)
+        params["pair_method"] = trial.suggest_categorical("pair_method", list(PAIR_METHODS))
+        params["pairs_per_sample"] = trial.suggest_int("pairs_per_sample", 1, 32, log=True)
+        params["grading"] = trial.suggest_categorical("grading", list(GRADINGS))
+        if params["grading"] == "bands":
+            params["bands"] = trial.suggest_int("bands", 1, 4)
+        else:
+            params["grade_levels"] = trial.suggest_int("grade_levels", 4, 31)
+            params["grade_floor"] = trial.suggest_float("grade_floor", 0.3, 0.9)
     return params
 
 

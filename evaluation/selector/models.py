@@ -8,7 +8,12 @@ model, learned attributes end in ``_``, seeds are explicit.
   labels = top-focused relevance), ``rank:pairwise`` (same labels) or ``reg:squarederror``
   (the pointwise ablation: labels ``y = T / T*``). Numeric features enter splits directly
   (NaN/inf as missing); categorical fields use native categorical splits on codes of the
-  frozen level sets.
+  frozen level sets. ``grading`` picks the ranking labels: ``bands`` takes the relevance
+  given to :meth:`XGBSelector.fit` (top noise bands), ``linear`` grades ``y`` itself
+  (:func:`evaluation.selector.grades.linear_grades`, ``grade_levels`` levels above
+  ``grade_floor``). ``pair_method`` ``topk`` builds LambdaMART pairs from the top
+  ``pairs_per_sample`` of each group (the NDCG truncation level), ``mean`` samples that many
+  pairs per document.
 * Ridge: ``w = argmin ||y - X'w - b||^2 + lambda ||w||^2`` on the standardised numeric and
   one-hot categorical matrix ``X'``, solved in closed form after centring ``X'`` and ``y``:
   ``w = (X_c' X_c + lambda I)^-1 X_c' y_c``, ``b = mean(y) - mean(X') w``.
@@ -31,9 +36,11 @@ from evaluation.selector.encoding import (
     fit_scaler,
     numeric_matrix,
 )
+from evaluation.selector.grades import DEFAULT_FLOOR, DEFAULT_LEVELS, GRADINGS, linear_grades
 
 OBJECTIVES = ("rank:ndcg", "rank:pairwise", "reg:squarederror")
 RANKING = frozenset({"rank:ndcg", "rank:pairwise"})
+PAIR_METHODS = ("topk", "mean")
 
 
 class Selector(Protocol):
@@ -85,6 +92,12 @@ class XGBSelector:
     reg_lambda: float = 1.0
     pairs_per_sample: int = 8
     """``lambdarank_num_pair_per_sample`` of the ranking objectives."""
+    pair_method: str = "topk"
+    """``lambdarank_pair_method``: ``topk`` (truncation at ``pairs_per_sample``) or ``mean``."""
+    grading: str = "bands"
+    """Ranking labels: the given top-band relevance, or ``linear`` grades of ``y``."""
+    grade_levels: int = DEFAULT_LEVELS
+    grade_floor: float = DEFAULT_FLOOR
     max_bin: int = 64
     n_jobs: int = 1
     seed: int = 0
@@ -108,9 +121,13 @@ class XGBSelector:
             "seed": self.seed,
             "verbosity": 0,
         }
+        if self.pair_method not in PAIR_METHODS:
+            raise ValueError(f"pair_method {self.pair_method!r} is not one of {PAIR_METHODS}")
+        if self.grading not in GRADINGS:
+            raise ValueError(f"grading {self.grading!r} is not one of {', '.join(GRADINGS)}")
         if self.objective in RANKING:
             params["lambdarank_num_pair_per_sample"] = self.pairs_per_sample
-            params["lambdarank_pair_method"] = "topk"
+            params["lambdarank_pair_method"] = self.pair_method
             params["eval_metric"] = "ndcg"
         return params
 
@@ -126,6 +143,8 @@ class XGBSelector:
         import xgboost as xgb
 
         params = self.params()
+        if self.objective in RANKING and self.grading == "linear":
+            relevance = linear_grades(y, self.grade_levels, self.grade_floor)
         if self.objective in RANKING and relevance is None:
             raise ValueError(f"{self.objective} needs relevance labels")
         label = np.asarray(relevance if self.objective in RANKING else y, dtype=np.float64)

@@ -67,3 +67,16 @@ def test_grades_clip_at_zero() -> None:
 def test_within_fraction() -> None:
     assert within_fraction(np.array([1.0, 0.995, 0.95, 0.5]), 0.01) == 0.5
     assert within_fraction(np.array([1.0, 0.995, 0.95, 0.5]), 0.05) == 0.75
+
+
+def test_linear_grades_follow_throughput_above_the_floor() -> None:
+    from evaluation.selector.grades import linear_grades
+
+    y = np.array([1.0, 0.97, 0.85, 0.7, 0.2])
+    # floor 0.7, 10 levels: (y - 0.7) / 0.3 * 10 -> 10, 9, 5, 0, 0.
+    assert linear_grades(y, 10, 0.7).tolist() == [10, 9, 5, 0, 0]
+    assert linear_grades(y).max() == 31
+    with pytest.raises(ValueError, match=r"levels 32 must be in 1\.\.31"):
+        linear_grades(y, 32)
+    with pytest.raises(ValueError, match=r"floor 1\.0 must be in"):
+        linear_grades(y, 10, 1.0)

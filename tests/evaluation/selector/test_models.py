@@ -147,3 +147,34 @@ def test_invalid_objective(prepared: Prepared) -> None:
         )
     with pytest.raises(RuntimeError, match="not fitted"):
         RidgeSelector(spec=prepared.spec).score(pd.DataFrame())
+
+
+@pytest.mark.parametrize("pair_method", ["topk", "mean"])
+def test_linear_grades_need_no_relevance(learnable: Prepared, pair_method: str) -> None:
+    model = XGBSelector(
+        spec=learnable.spec,
+        n_estimators=60,
+        seed=1,
+        grading="linear",
+        grade_levels=16,
+        grade_floor=0.5,
+        pair_method=pair_method,
+    )
+    assert model.params()["lambdarank_pair_method"] == pair_method
+    train = (learnable.labels["split"] == "train").to_numpy()
+    labels = learnable.labels[train]
+    model.fit(
+        learnable.features[train],
+        labels["y"].to_numpy(),
+        group=labels["group"].factorize()[0],
+        relevance=None,
+    )
+    per_group = picks(learnable.labels[~train], model.score(learnable.features[~train]))
+    assert float(per_group["regret"].mean()) < 0.05
+
+
+def test_unknown_grading_and_pair_method(prepared: Prepared) -> None:
+    with pytest.raises(ValueError, match="grading 'top' is not one of bands, linear"):
+        XGBSelector(spec=prepared.spec, grading="top").params()
+    with pytest.raises(ValueError, match="pair_method 'all' is not one of"):
+        XGBSelector(spec=prepared.spec, pair_method="all").params()
