@@ -220,6 +220,19 @@ def candidate_table(dataset: Dataset) -> pd.DataFrame:
     return out.loc[:, ["group", *first, *CANDIDATE_KEY, "tflops", "tflops_sd"]]
 
 
+EXHAUSTIVE_SHARE = 0.95
+"""A group is exhaustive when it measured at least this share of the kernels at default knobs."""
+
+
+def exhaustive_groups(candidates: pd.DataFrame, kernels: int) -> np.ndarray:
+    """Per row of a :func:`candidate_table`: does its group cover (nearly) every one of the
+    ``kernels`` kernels at default knobs, so that its ``T*`` is the in-catalogue best?"""
+    default = (candidates["raster"] == DEFAULT_RASTER) & (candidates["swizzle"] == DEFAULT_SWIZZLE)
+    measured = candidates[default].groupby("group")["kernel"].nunique()
+    covered = candidates["group"].map(measured).fillna(0).to_numpy(dtype=np.float64)
+    return np.asarray(covered >= EXHAUSTIVE_SHARE * max(kernels, 1), dtype=bool)
+
+
 def kernel_configs(dataset: Dataset) -> pd.DataFrame:
     """Catalogue fields and ptxas facts of every kernel, one row per name.
 

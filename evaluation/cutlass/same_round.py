@@ -11,7 +11,9 @@ decomposition, tflops``, optionally ``ms_stdev``) into the study's :class:`Datas
 become measurements (groups ``MxNxK_layout``), ``cublas:heuristic`` and the best
 ``cublas:algo<i>`` of each run become same-round cuBLAS rows. Stream-K split and
 decomposition settings other than the defaults are not candidates of the selector yet and are
-left out (counted in the provenance's ``dropped_knob_rows``).
+left out (counted in the provenance's ``dropped_knob_rows``). Measurements keep their ``run``, so
+that a shape timed in two runs shows how well a run's result repeats
+(:mod:`evaluation.study.repeatability`).
 """
 
 from __future__ import annotations
@@ -89,11 +91,11 @@ def dataset_from_v2(
     kern["shape_class"] = kern["shape_class"].fillna("") if "shape_class" in kern else ""
     measurements = kern[
         ["group", "M", "N", "K", "layout", "split", "shape_class", "kernel", "raster", "swizzle",
-         "status", "tflops", "ms_mean", "ms_stdev"]
+         "status", "tflops", "ms_mean", "ms_stdev", "run"]
     ].reset_index(drop=True)  # fmt: skip
     for col in ("M", "N", "K", "swizzle"):
         measurements[col] = measurements[col].astype(np.int64)
-    for col in ("group", "layout", "split", "kernel", "raster", "status", "shape_class"):
+    for col in ("group", "layout", "split", "kernel", "raster", "status", "shape_class", "run"):
         measurements[col] = measurements[col].astype(str)
     # cuBLAS rows take the layout of their run's kernels.
     run_layout = kern.groupby("run")["layout"].first()

@@ -22,6 +22,7 @@ from evaluation.cutlass.hardware import Hardware
 from evaluation.cutlass.shapes import GEOMETRIES, geometry_tags, intensity, size_tag
 
 MIN_CANDIDATES = 3
+SPLITS = ("train", "eval", "all")
 
 
 def _spearman_columns(x: np.ndarray, t: np.ndarray) -> np.ndarray:
@@ -82,6 +83,29 @@ def correlation_table(
     )
     order = table["mean_rho_g"].abs().fillna(-1).sort_values(ascending=False, kind="stable").index
     return table.loc[order].reset_index(drop=True)
+
+
+def split_correlation(
+    features: pd.DataFrame,
+    labels: pd.DataFrame,
+    columns: Sequence[str],
+    split: str = "train",
+    exhaustive_only: bool = False,
+) -> tuple[pd.DataFrame, int]:
+    """The :func:`correlation_table` over the groups of ``split`` (``all``: every group), only the
+    exhaustive ones when asked (``labels["exhaustive"]``); with the number of groups used.
+
+    Columns that do not vary over the chosen rows are left out.
+    """
+    if split not in SPLITS:
+        raise ValueError(f"split {split!r} is not one of {', '.join(SPLITS)}")
+    keep = np.ones(len(labels), dtype=bool) if split == "all" else labels["split"].eq(split)
+    if exhaustive_only:
+        keep &= labels["exhaustive"].to_numpy(dtype=bool)
+    mask = np.asarray(keep, dtype=bool)
+    x, y = features[mask], labels[mask]
+    varying = [c for c in columns if x[c].nunique() > 1]
+    return correlation_table(x, y, varying), int(y["group"].nunique())
 
 
 def regime_tags(m: int, n: int, k: int, hw: Hardware) -> list[str]:

@@ -21,6 +21,7 @@ from evaluation.cutlass.dataset import (
     DatasetError,
     candidate_table,
     describe,
+    exhaustive_groups,
     kernel_configs,
 )
 from evaluation.cutlass.hardware import Hardware
@@ -34,6 +35,7 @@ from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBS
 from evaluation.selector.sampling import static_score
 from evaluation.study.baselines import baseline_rows, with_cublas
 from evaluation.study.correlation import correlation_table, regime_table
+from evaluation.study.repeatability import oracle_repeatability, repeatability_note
 from evaluation.study.sampling_study import SamplingStudy, sampling_study
 
 DEFAULT_MLP = "mlp lambdarank"
@@ -106,6 +108,8 @@ def prepare(dataset: Dataset, hw: Hardware, bands: int = DEFAULT_BANDS) -> Prepa
         raise DatasetError(f"{dataset.path}: no measurement has status ok; nothing to study")
     configs = kernel_configs(dataset)
     labels = label_groups(candidates, bands)
+    # Exhaustive groups' T* is the best of every kernel; the others' the best of their sample.
+    labels["exhaustive"] = exhaustive_groups(candidates, len(configs))
     features = candidate_features(candidates, configs, hw)
     return Prepared(
         labels=labels,
@@ -220,6 +224,9 @@ def run_study(
             "as the kernels (v1's cublas.csv.gz was timed in a separate process at burst clocks "
             "and is not used as a baseline); CUTLASS-or-cuBLAS rows need such rows too"
         )
+    repeat = oracle_repeatability(dataset.measurements)
+    if repeat is not None:
+        notes.append(repeatability_note(repeat))
     sm_count = dataset.provenance.get("sm_count")
     if isinstance(sm_count, int) and sm_count != hw.sms:
         notes.append(

@@ -57,6 +57,11 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "evaluate",
         "Train the kernel selectors and judge them on held-out exhaustive shapes (regret, cuBLAS).",
     ),
+    "correlation": (
+        "correlation",
+        "Print the within-group Spearman correlation of every model feature with measured "
+        "throughput.",
+    ),
     "train": (
         "train",
         "Train one selector for deployment and save it as JSON (loads later without training).",

@@ -79,3 +79,32 @@ def test_regime_table(h200: Hardware) -> None:
     assert table.loc["work", "square"] == pytest.approx(-1.0)
     assert table.loc["good", "large"] == pytest.approx(1.0)
     assert table.loc["good", "small"] == pytest.approx(-0.2)
+
+
+def test_split_correlation_chooses_groups() -> None:
+    from evaluation.study.correlation import split_correlation
+
+    features, labels = _simpson()
+    labels = labels.assign(split=["train"] * 4 + ["eval"] * 4, exhaustive=[False] * 4 + [True] * 4)
+    table, groups = split_correlation(features, labels, ["work", "flat", "good"], "train")
+    assert groups == 1 and table["feature"].tolist() == ["work", "good"]  # flat is constant
+    assert table["mean_rho_g"].tolist() == pytest.approx([-1.0, -0.2])
+    _, groups = split_correlation(features, labels, ["work"], "all", exhaustive_only=True)
+    assert groups == 1
+    _, groups = split_correlation(features, labels, ["work"], "all")
+    assert groups == 2
+    with pytest.raises(ValueError, match="split 'test' is not one of train, eval, all"):
+        split_correlation(features, labels, ["work"], "test")
+
+
+def test_the_correlation_command(capsys: pytest.CaptureFixture[str]) -> None:
+    from selector_data import FROZEN
+
+    from harness.cli import main
+
+    assert main(["cutlass", "correlation", str(FROZEN), "--hardware", "h200", "--limit", "3"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "Spearman correlation with measured TFLOP/s over" in lines[0]
+    assert lines[1].split() == ["feature", "rho", "mean", "rho_g", "median", "rho_g", "rho_g", ">",
+                                "0", "groups"]  # fmt: skip
+    assert len(lines) == 5
