@@ -98,6 +98,9 @@ class XGBSelector:
     """Ranking labels: the given top-band relevance, or ``linear`` grades of ``y``."""
     grade_levels: int = DEFAULT_LEVELS
     grade_floor: float = DEFAULT_FLOOR
+    bands: int | None = None
+    """Top noise bands graded by :func:`evaluation.study.run.fit_model` (``grading`` bands);
+    None: the study's own (``StudyOptions.bands``). A saved model records its search's value."""
     max_bin: int = 64
     n_jobs: int = 1
     seed: int = 0

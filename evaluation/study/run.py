@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from evaluation.cutlass.dataset import (
@@ -28,7 +29,7 @@ from evaluation.cutlass.hardware import Hardware
 from evaluation.cutlass.same_round import same_round_cublas
 from evaluation.selector.cv import cross_validate
 from evaluation.selector.encoding import FeatureSpec, candidate_features, feature_spec, group_codes
-from evaluation.selector.grades import DEFAULT_BANDS, label_groups
+from evaluation.selector.grades import DEFAULT_BANDS, label_groups, relevance
 from evaluation.selector.metrics import RegretSummary, picks, random_pick, shape_columns, summarise
 from evaluation.selector.mlp import MLPSelector, torch_available
 from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
@@ -144,12 +145,15 @@ def model_factories(spec: FeatureSpec, options: StudyOptions) -> dict[str, Calla
 
 
 def fit_model(model: Selector, features: pd.DataFrame, labels: pd.DataFrame) -> Selector:
-    """Fit ``model`` on labelled rows and return it."""
+    """Fit ``model`` on labelled rows and return it; an XGBoost model with its own ``bands``
+    is graded with that many top noise bands."""
+    bands = model.bands if isinstance(model, XGBSelector) else None
+    rel = labels["rel"] if bands is None else relevance(labels["band"].to_numpy(), bands)
     model.fit(
         features,
         labels["y"].to_numpy(),
         group=group_codes(labels["group"]),
-        relevance=labels["rel"].to_numpy(),
+        relevance=np.asarray(rel),
     )
     return model
 

@@ -37,7 +37,10 @@ def run(args: argparse.Namespace) -> int:
     """Fit, save, and say what was written."""
     check_output(args.out, option="--out")
     dataset, hw = load(args)
-    settings, _ = selector_settings(read_params(args.params))
+    params = read_params(args.params)
+    settings, bands = selector_settings(params)
+    if "bands" in params:
+        settings["bands"] = bands  # the search's relevance bands, applied by fit_model
     splits = ("train", "eval") if args.split == "all" else ("train",)
     selector = train_selector(dataset, hw, args.model, splits, args.seed, settings)
     written = save_selector(selector, args.out)

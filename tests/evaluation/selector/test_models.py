@@ -178,3 +178,19 @@ def test_unknown_grading_and_pair_method(prepared: Prepared) -> None:
         XGBSelector(spec=prepared.spec, grading="top").params()
     with pytest.raises(ValueError, match="pair_method 'all' is not one of"):
         XGBSelector(spec=prepared.spec, pair_method="all").params()
+
+
+def test_a_model_with_its_own_bands_is_graded_with_them(prepared: Prepared) -> None:
+    from evaluation.selector.grades import relevance
+
+    labels, features = prepared.labels, prepared.features
+    own = fit_model(XGBSelector(spec=prepared.spec, n_estimators=20, bands=1), features, labels)
+    by_hand = XGBSelector(spec=prepared.spec, n_estimators=20).fit(
+        features,
+        labels["y"].to_numpy(),
+        group=labels["group"].factorize()[0],
+        relevance=relevance(labels["band"].to_numpy(), 1),
+    )
+    assert own.score(features) == pytest.approx(by_hand.score(features))
+    default = fit_model(XGBSelector(spec=prepared.spec, n_estimators=20), features, labels)
+    assert default.score(features) != pytest.approx(own.score(features))
