@@ -9,6 +9,11 @@ would lose as a selector if the shape were measured once more (averaged over the
 group, one value per group). Its mean and p95 are a noise floor
 under the held-out regret figures (only a floor: the other run times a shortlist, not every
 kernel).
+
+The study pools a shape's runs into one candidate set (a candidate timed in two runs gets the
+mean), so a second floor is the largest run's own winner judged against that pooled ``T*``
+(:func:`largest_run_winners`): what a selector that knew the exhaustive run's result would score
+in the held-out table.
 """
 
 from __future__ import annotations
@@ -68,6 +73,25 @@ def oracle_repeatability(measurements: pd.DataFrame, split: str = "eval") -> Rep
         p95=float(np.percentile(loss, 95)),
         max=float(loss.max()),
     )
+
+
+def largest_run_winners(measurements: pd.DataFrame, split: str = "eval") -> pd.DataFrame:
+    """Per group of ``split`` (with a ``run`` column): the fastest candidate (``KEY``) of the run
+    that timed the most candidates; empty without runs."""
+    if "run" not in measurements.columns:
+        return pd.DataFrame(columns=["group", *KEY])
+    ok = measurements[
+        (measurements["status"] == "ok")
+        & (measurements["split"] == split)
+        & np.isfinite(measurements["tflops"])
+        & (measurements["tflops"] > 0)
+    ]
+    sizes = ok.groupby(["group", "run"], sort=True).size().rename("n").reset_index()
+    largest = sizes.sort_values(["group", "n"], ascending=[True, False], kind="stable")
+    largest = largest.drop_duplicates("group")[["group", "run"]]
+    rows = ok.merge(largest, on=["group", "run"])
+    winners: pd.DataFrame = rows.loc[rows.groupby("group", sort=True)["tflops"].idxmax()]
+    return winners[["group", *KEY]].reset_index(drop=True)
 
 
 def repeatability_note(r: Repeatability) -> str:

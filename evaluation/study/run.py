@@ -36,7 +36,11 @@ from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBS
 from evaluation.selector.sampling import static_score
 from evaluation.study.baselines import baseline_rows, with_cublas
 from evaluation.study.correlation import correlation_table, regime_table
-from evaluation.study.repeatability import oracle_repeatability, repeatability_note
+from evaluation.study.repeatability import (
+    largest_run_winners,
+    oracle_repeatability,
+    repeatability_note,
+)
 from evaluation.study.sampling_study import SamplingStudy, sampling_study
 
 DEFAULT_MLP = "mlp lambdarank"
@@ -228,9 +232,7 @@ def run_study(
             "as the kernels (v1's cublas.csv.gz was timed in a separate process at burst clocks "
             "and is not used as a baseline); CUTLASS-or-cuBLAS rows need such rows too"
         )
-    repeat = oracle_repeatability(dataset.measurements)
-    if repeat is not None:
-        notes.append(repeatability_note(repeat))
+    notes += _floor_notes(dataset, y_ev)
     sm_count = dataset.provenance.get("sm_count")
     if isinstance(sm_count, int) and sm_count != hw.sms:
         notes.append(
@@ -267,6 +269,22 @@ def run_study(
         notes=tuple(notes),
         oracle_cublas_best=oracle_summary.cublas_best_geomean,
     )
+
+
+def _floor_notes(dataset: Dataset, y_ev: pd.DataFrame) -> list[str]:
+    """How well the oracle repeats, and the largest run's winner under the pooled ``T*``."""
+    repeat = oracle_repeatability(dataset.measurements)
+    if repeat is None:
+        return []
+    winners = largest_run_winners(dataset.measurements).assign(_w=1.0)
+    keys = ["group", "kernel", "raster", "swizzle"]
+    mark = y_ev[keys].merge(winners, on=keys, how="left")["_w"].fillna(0.0).to_numpy()
+    s = summarise("largest run's winner", picks(y_ev, mark))
+    return [
+        f"{repeatability_note(repeat)}; the largest run's own winner judged against the pooled "
+        f"T* (a shape's runs pooled into one candidate set) loses {100 * s.mean:.2f}% mean, "
+        f"{100 * s.p95:.2f}% p95, top-1 {100 * s.top1:.0f}%"
+    ]
 
 
 def resolve_hardware_name(dataset: Dataset, available: list[str]) -> str | None:

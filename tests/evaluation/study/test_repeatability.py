@@ -7,7 +7,11 @@ import pandas as pd
 import pytest
 
 from evaluation.cutlass.dataset import exhaustive_groups
-from evaluation.study.repeatability import oracle_repeatability, repeatability_note
+from evaluation.study.repeatability import (
+    largest_run_winners,
+    oracle_repeatability,
+    repeatability_note,
+)
 
 
 def _rows(group: str, run: str, tflops: dict[str, float], split: str = "eval") -> list[dict]:
@@ -43,6 +47,12 @@ def test_the_pick_of_the_largest_run_is_timed_again() -> None:
     assert train is not None and train.mean == pytest.approx(0.5)
     assert oracle_repeatability(pd.DataFrame(rows).drop(columns=["run"])) is None
     assert oracle_repeatability(pd.DataFrame(_rows("c", "x", {"k1": 1.0}))) is None
+    winners = largest_run_winners(pd.DataFrame(rows))
+    assert winners.to_dict(orient="list") == {
+        "group": ["a", "b", "c"], "kernel": ["k1", "k2", "k1"], "raster": ["H"] * 3,
+        "swizzle": [1] * 3,
+    }  # fmt: skip
+    assert largest_run_winners(pd.DataFrame(rows).drop(columns=["run"])).empty
 
 
 def test_exhaustive_groups_cover_the_kernels_at_default_knobs() -> None:
