@@ -12,14 +12,14 @@ same interleaved rounds:
   the first ``--exhaustive-first`` shapes this invocation measures) at default knobs plus
   ``--train-knobs`` drawn (kernel, non-default knob) configurations of those kernels;
 * evaluation shapes measured before over fewer kernels (``--topup FILE``: per ``MxNxK`` the
-  kernels it measured and its best ``--top``): pass ``y`` = the kernels not measured yet plus
-  the earlier best (the anchors), then, when a new kernel enters the best ``--top``, pass
-  ``k`` again over those.
+  kernels it measured and its best ``--top`` at default knobs): pass ``y`` re-times the knob
+  sweep of that earlier best beside the kernels not measured yet (at default knobs), in one
+  run, so it replaces the shape's earlier ``k`` pass as the sweep the oracle comes from.
 
-``--extra FILE`` (per ``MxNxK``, configurations) adds configurations to a shape's ``k`` pass,
-e.g. what tune-my-shapes picked, so they are timed in the oracle's rounds. ``--rounds-x``
-sets the rounds of the ``x`` and ``y`` passes (they only pick the best kernels; ``k`` and ``t``
-keep ``--rounds``).
+``--extra FILE`` (per ``MxNxK``, configurations) adds configurations to a shape's ``k`` or
+``y`` pass, e.g. what tune-my-shapes shortlisted, so they are timed in the oracle's rounds.
+``--rounds-x`` sets the rounds of the ``x`` pass (it only picks the kernels the ``k`` pass
+sweeps; ``k``, ``y`` and ``t`` keep ``--rounds``).
 
 Writes under ``--out``: ``v2_<split>_rounds.csv.gz`` (one row per configuration and round),
 ``v2_<split>_rows.csv.gz`` (one row per configuration, failures included) and a log. Both
@@ -233,8 +233,9 @@ def main() -> int:
             new = [n for n in names if n not in set(earlier["measured"])]
             if not new:
                 continue
-            anchors = [n for n in earlier["top"] if n in kernels]
-            passes = [("y", [*new, *anchors, *cublas])]
+            grid = [c for n in earlier["top"] if n in kernels for c in knob_grid(n, n in stream_k)]
+            grid += [c for c in extra.get(key, []) if c not in grid and c not in new]
+            passes = [("y", [*new, *grid, *cublas])]
         elif args.split == "eval":
             passes = [("x", [*names, *cublas])]
         else:
@@ -249,7 +250,7 @@ def main() -> int:
             rng.shuffle(configs)
             timeout = max(30.0, args.deadline_s - (time.monotonic() - started) + 20)
             log(f"{key} pass {tag}: {len(configs)} configs")
-            pass_rounds = args.rounds_x if tag in ("x", "y") and args.rounds_x else args.rounds
+            pass_rounds = args.rounds_x if tag == "x" and args.rounds_x else args.rounds
             summary, rounds = run_driver(
                 args, shape, configs, work, min(timeout, 240.0), log, pass_rounds
             )
@@ -263,11 +264,9 @@ def main() -> int:
                 rows_sink.rows(summary, tuple(dict.fromkeys(fields)))
             rounds_sink.rows(rounds, ROUND_FIELDS)
             done_passes += 1
-            if tag in ("x", "y"):
+            if tag == "x":
                 ok = [r for r in summary if r["status"] == "ok" and r["name"] != "cublas"]
                 top = sorted(ok, key=median_ms)[: args.top]
-                if tag == "y" and not any(r["name"] in new for r in top):
-                    continue  # the earlier knob sweep still covers the best kernels
                 grid = [c for r in top for c in knob_grid(r["name"], r["name"] in stream_k)]
                 grid += [c for c in extra.get(key, []) if c not in grid]
                 if grid:

@@ -6,6 +6,8 @@
 #            cuBLASLt fails there, the eval and train phases after it are skipped
 #   eval     measure evaluation shapes until EVAL_S seconds have passed
 #   train    measure training shapes until TRAIN_S seconds have passed
+#   (eval/train take SKIP, a file of MxNxK lines to leave out, EXHAUSTIVE and MEASURE_ARGS,
+#   more measure_v2.py options, e.g. "--topup FILE --extra FILE --rounds 4")
 #   libs     bring back the libraries built on this machine (tar parts under 16 MB)
 # The build directory lives outside the carried tree (/tmp/cbbuild), so it survives between
 # calls on a warm machine; build directories carried in $PREBUILT (default ./prebuilt) are
@@ -77,8 +79,9 @@ print(' '.join(names))")
     var=$(echo "${phase}_S" | tr a-z A-Z)
     python3 scripts/device/measure_v2.py --bench "$B/cutlass_bench" --build-dir "$B" \
         --shapes "$SHAPES" --split "$phase" --out "$OUT" --deadline-s "${!var:-300}" \
-        --cublas-lib "$CUBLAS_LIB" --skip-shapes "evaluation/data/h200/v2/measured_$phase.txt" \
-        ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} \
+        --cublas-lib "$CUBLAS_LIB" \
+        --skip-shapes "${SKIP:-evaluation/data/h200/v2/measured_$phase.txt}" \
+        ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} ${MEASURE_ARGS:-} \
         --heat-s "${HEAT_S:-0.5}" | tail -4
     ;;
   libs)

@@ -8,8 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 SCRIPT = Path(__file__).parents[2] / "scripts" / "device" / "measure_v2.py"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 # Stand-in driver: --configs FILE, --rounds N, --rounds-csv PATH, M N K; a kernel's time is
@@ -84,17 +82,16 @@ def test_an_eval_shape_gets_x_then_k_with_the_extra_configs(tmp_path: Path) -> N
     assert "eval-64x128x256-x" in rows and "eval-64x128x256-k" in rows
 
 
-@pytest.mark.parametrize(("top", "sweeps_again"), [([f"{PREFIX}t03"], True), ([], True)])
-def test_a_topup_times_the_new_kernels_beside_the_earlier_best(
-    tmp_path: Path, top: list[str], sweeps_again: bool
-) -> None:
-    topup = tmp_path / "topup.json"
+def test_a_topup_retimes_the_earlier_best_sweep_beside_the_new_kernels(tmp_path: Path) -> None:
+    topup, extra = tmp_path / "topup.json", tmp_path / "extra.json"
     measured = _kernels(6)[3:]  # t03..t05 measured before; t00..t02 are new
-    topup.write_text(json.dumps({"64x128x256": {"measured": measured, "top": top}}))
-    calls, rows = _run(tmp_path, "--topup", str(topup))
-    y = set(calls[0]["configs"])
-    assert y == {*_kernels(3), *top, "cublas:heuristic", "cublas:algo0"}
-    assert (len(calls) == 2) is sweeps_again  # t00 (new) is now the best: swept again
+    topup.write_text(json.dumps({"64x128x256": {"measured": measured, "top": [measured[0]]}}))
+    extra.write_text(json.dumps({"64x128x256": [f"{PREFIX}t04:M:2", f"{PREFIX}t00"]}))
+    calls, rows = _run(tmp_path, "--topup", str(topup), "--extra", str(extra), "--rounds", "3")
+    assert len(calls) == 1 and calls[0]["rounds"] == "3"
+    grid = [f"{PREFIX}t03:{r}:{w}" for r in "HMN" for w in (1, 2, 4, 8)][1:]
+    expected = [*_kernels(3), f"{PREFIX}t03", *grid, f"{PREFIX}t04:M:2"]
+    assert sorted(calls[0]["configs"]) == sorted([*expected, "cublas:heuristic", "cublas:algo0"])
     assert "eval-64x128x256-y" in rows
 
 
@@ -103,14 +100,6 @@ def test_a_topup_without_new_kernels_measures_nothing(tmp_path: Path) -> None:
     topup.write_text(json.dumps({"64x128x256": {"measured": _kernels(6), "top": []}}))
     calls, _ = _run(tmp_path, "--topup", str(topup))
     assert calls == []
-
-
-def test_a_topup_whose_best_stays_old_skips_the_knob_pass(tmp_path: Path) -> None:
-    topup = tmp_path / "topup.json"
-    # t00..t02 measured before (the best); t03..t05 are new and slower.
-    topup.write_text(json.dumps({"64x128x256": {"measured": _kernels(3), "top": _kernels(2)}}))
-    calls, _ = _run(tmp_path, "--topup", str(topup))
-    assert len(calls) == 1
 
 
 def test_exhaustive_first_counts_the_shapes_this_run_measures(tmp_path: Path) -> None:
