@@ -17,7 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.batch_index import BuildResult, load_index, record_result, write_index
+from evaluation.cutlass.batch_index import (
+    BuildResult,
+    load_index,
+    merge_index,
+    record_result,
+    write_index,
+)
 from evaluation.cutlass.batch_source import emit_batch
 from evaluation.cutlass.batches import GLUE_VERSION, KernelBatch
 from evaluation.cutlass.nvcc import (
@@ -166,6 +172,32 @@ def build_batches(
             if progress is not None:
                 progress(result)
     return results
+
+
+def merge_build_dir(build_dir: Path, other: Path) -> int:
+    """Take another build directory's built batches (libraries, ptxas reports, index entries)
+    into build_dir, e.g. batches compiled on another machine; how many batches it added."""
+    if not (other / "batches.json").is_file():
+        raise BenchspaceError(f"{other}: no batches.json; name a build directory to merge")
+    index = load_index(build_dir)
+    theirs = load_index(other)
+    added = []
+    for batch_id in merge_index(index, theirs, str(other / "batches.json")):
+        entry = theirs["batches"][batch_id]
+        library, report = other / entry["library"], other / "src" / f"cb_{batch_id}.ptxas.txt"
+        if entry["status"] == "built" and not (library.is_file() and report.is_file()):
+            index["batches"].pop(batch_id)  # listed but not there: it is built again here
+            for name in entry["kernels"]:
+                index["kernels"].pop(name, None)
+            continue
+        added.append(batch_id)
+        if entry["status"] == "built":
+            (build_dir / "src").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(library, build_dir / entry["library"])
+            shutil.copy2(report, build_dir / "src" / report.name)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    write_index(build_dir, index)
+    return len(added)
 
 
 def build_driver(build_dir: Path) -> Path:
