@@ -221,16 +221,28 @@ def candidate_table(dataset: Dataset) -> pd.DataFrame:
 
 
 EXHAUSTIVE_SHARE = 0.95
-"""A group is exhaustive when it measured at least this share of the kernels at default knobs."""
+"""A run is exhaustive when it timed at least this share of its kernels at default knobs."""
 
 
-def exhaustive_groups(candidates: pd.DataFrame, kernels: int) -> np.ndarray:
-    """Per row of a :func:`candidate_table`: does its group cover (nearly) every one of the
-    ``kernels`` kernels at default knobs, so that its ``T*`` is the in-catalogue best?"""
-    default = (candidates["raster"] == DEFAULT_RASTER) & (candidates["swizzle"] == DEFAULT_SWIZZLE)
-    measured = candidates[default].groupby("group")["kernel"].nunique()
-    covered = candidates["group"].map(measured).fillna(0).to_numpy(dtype=np.float64)
-    return np.asarray(covered >= EXHAUSTIVE_SHARE * max(kernels, 1), dtype=bool)
+def exhaustive_groups(measurements: pd.DataFrame, kernels: int) -> set[str]:
+    """The groups whose ``T*`` is the best of every kernel, not of a sample.
+
+    With a ``run`` column (dataset v2, ``<call>/<run>``): a group is exhaustive when one of its
+    runs timed, at default knobs, (nearly) every kernel its call timed anywhere (the kernels the
+    device had then). Without runs (v1): when the group timed (nearly) all ``kernels``.
+    """
+    m = measurements
+    ok = m[(m["status"] == "ok") & (m["raster"] == DEFAULT_RASTER)]
+    ok = ok[ok["swizzle"] == DEFAULT_SWIZZLE]
+    if "run" not in ok.columns:
+        covered = ok.groupby("group")["kernel"].nunique()
+        return set(covered[covered >= EXHAUSTIVE_SHARE * max(kernels, 1)].index.astype(str))
+    call = ok["run"].astype(str).str.split("/").str[0]
+    available = ok.groupby(call)["kernel"].nunique()
+    per_run = ok.groupby(["group", "run"])["kernel"].nunique().reset_index()
+    need = per_run["run"].astype(str).str.split("/").str[0].map(available)
+    full = per_run[per_run["kernel"] >= EXHAUSTIVE_SHARE * need]
+    return set(full["group"].astype(str))
 
 
 def kernel_configs(dataset: Dataset) -> pd.DataFrame:

@@ -114,7 +114,8 @@ def prepare(dataset: Dataset, hw: Hardware, bands: int = DEFAULT_BANDS) -> Prepa
     configs = kernel_configs(dataset)
     labels = label_groups(candidates, bands)
     # Exhaustive groups' T* is the best of every kernel; the others' the best of their sample.
-    labels["exhaustive"] = exhaustive_groups(candidates, len(configs))
+    full = exhaustive_groups(dataset.measurements, len(configs))
+    labels["exhaustive"] = labels["group"].isin(full).to_numpy()
     features = candidate_features(candidates, configs, hw)
     return Prepared(
         labels=labels,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -56,14 +55,26 @@ def test_the_pick_of_the_largest_run_is_timed_again() -> None:
 
 
 def test_exhaustive_groups_cover_the_kernels_at_default_knobs() -> None:
-    candidates = pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "group": ["a"] * 3 + ["b"] * 3,
             "kernel": ["k1", "k2", "k1", "k1", "k1", "k1"],
             "raster": ["H", "H", "M", "H", "M", "N"],
             "swizzle": [1, 1, 2, 1, 2, 4],
+            "status": "ok",
         }
     )
-    assert exhaustive_groups(candidates, 2).tolist() == [True] * 3 + [False] * 3
-    assert exhaustive_groups(candidates, 1).all()
-    assert not np.any(exhaustive_groups(candidates, 40))
+    assert exhaustive_groups(frame, 2) == {"a"}
+    assert exhaustive_groups(frame, 1) == {"a", "b"}
+    assert exhaustive_groups(frame, 40) == set()
+
+
+def test_a_run_is_exhaustive_over_the_kernels_of_its_call() -> None:
+    rows = [
+        # Call c1 had k1..k3: run x timed all of them, run t two; c2 had only k1 and k2.
+        *_rows("a", "c1/x", {"k1": 1.0, "k2": 1.0, "k3": 1.0}),
+        *_rows("b", "c1/t", {"k1": 1.0, "k2": 1.0}),
+        *_rows("c", "c2/t", {"k1": 1.0, "k2": 1.0}),
+        *_rows("d", "c2/t2", {"k2": 1.0}),
+    ]
+    assert exhaustive_groups(pd.DataFrame(rows), 3) == {"a", "c"}
