@@ -40,6 +40,36 @@ def load(args: argparse.Namespace) -> tuple[Dataset, Hardware]:
     return dataset, load_hardware(name)
 
 
+SHIPPED_SETTINGS: dict[int, str] = {2: "hpo_h200_v2.json"}
+"""The search winner each dataset version's selectors train with by default (under
+``evaluation/data/models``): v2's beat the class defaults on the held-out v2 shapes; v1 keeps
+the class defaults (its search's winner lost on its held-out shapes)."""
+AUTO, NONE = "auto", "none"
+
+
+def add_params_argument(parser: argparse.ArgumentParser) -> None:
+    """Register ``--params`` (default ``auto``: the shipped settings of the dataset's version)."""
+    parser.add_argument(
+        "--params",
+        default=AUTO,
+        help="XGBoost settings from 'benchspace cutlass hpo --out'; 'auto' (default): the "
+        "shipped winner for the dataset's version (v2: evaluation/data/models/hpo_h200_v2.json), "
+        "'none': the built-in defaults",
+    )
+
+
+def resolve_params(value: str | None, dataset: Dataset) -> dict[str, Any]:
+    """The settings ``--params`` names: a file, ``auto`` or ``none``."""
+    if value is None or value == NONE:
+        return {}
+    if value == AUTO:
+        from evaluation.selector.model_file import SHIPPED
+
+        name = SHIPPED_SETTINGS.get(int(dataset.provenance.get("version") or 1))
+        return read_params(str(SHIPPED / name)) if name else {}
+    return read_params(value)
+
+
 def read_params(path: str | None) -> dict[str, Any]:
     """Settings from a ``benchspace cutlass hpo --out`` file (``best_params``), or none."""
     if path is None:

@@ -12,7 +12,12 @@ from pathlib import Path
 from evaluation.selector.hpo import selector_settings
 from evaluation.study.report import render_text, write_report
 from evaluation.study.run import StudyOptions, run_study
-from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
+from harness.cli.cutlass.dataset_args import (
+    add_dataset_arguments,
+    add_params_argument,
+    load,
+    resolve_params,
+)
 from harness.errors import UsageError
 from harness.files import check_output
 
@@ -35,9 +40,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="skip the header-vs-select rows (they grow a dispatch tree: one to two minutes)",
     )
-    parser.add_argument(
-        "--params", default=None, help="XGBoost settings from 'benchspace cutlass hpo --out'"
-    )
+    add_params_argument(parser)
 
 
 def _progress() -> Callable[[str], None]:
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_output(Path(args.out) / "report.md", option="--out")
     dataset, hw = load(args)
-    params = read_params(args.params)
+    params = resolve_params(args.params, dataset)
     settings, bands = selector_settings(params) if params else ({}, 2)
     options = StudyOptions(
         folds=args.folds,

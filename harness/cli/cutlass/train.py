@@ -7,7 +7,12 @@ import argparse
 from evaluation.deploy.select import DEFAULT_MODEL, train_selector
 from evaluation.selector.hpo import selector_settings
 from evaluation.selector.model_file import SHIPPED_SELECTOR, save_selector
-from harness.cli.cutlass.dataset_args import add_dataset_arguments, load, read_params
+from harness.cli.cutlass.dataset_args import (
+    add_dataset_arguments,
+    add_params_argument,
+    load,
+    resolve_params,
+)
 from harness.files import check_output
 
 
@@ -30,14 +35,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default="all",
         help="train on every group (all, for shipping) or the training groups only",
     )
-    parser.add_argument("--params", default=None, help="settings from 'benchspace cutlass hpo'")
+    add_params_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
     """Fit, save, and say what was written."""
     check_output(args.out, option="--out")
     dataset, hw = load(args)
-    params = read_params(args.params)
+    params = resolve_params(args.params, dataset)
     settings, bands = selector_settings(params)
     if "bands" in params:
         settings["bands"] = bands  # the search's relevance bands, applied by fit_model

@@ -91,3 +91,20 @@ def test_pinned_objective(tmp_path: Path) -> None:
     )
     assert result.best_params["objective"] == "reg:squarederror"
     assert "pairs_per_sample" not in result.best_params and "bands" not in result.best_params
+
+
+def test_params_auto_takes_the_shipped_winner_of_the_datasets_version() -> None:
+    from types import SimpleNamespace
+    from typing import Any, cast
+
+    from harness.cli.cutlass.dataset_args import resolve_params
+
+    def dataset(version: int) -> Any:
+        return cast(Any, SimpleNamespace(provenance={"version": version}))
+
+    shipped = json.loads(
+        (Path(__file__).parents[3] / "evaluation/data/models/hpo_h200_v2.json").read_text()
+    )
+    assert resolve_params("auto", dataset(2)) == shipped["best_params"]
+    assert resolve_params("auto", dataset(1)) == {}
+    assert resolve_params("none", dataset(2)) == {}
