@@ -23,7 +23,8 @@ class BuildResult:
 
     batch: KernelBatch
     status: str
-    """``built``, ``cached`` (library already there) or ``failed``."""
+    """``built``, ``cached`` (library already there), ``failed``, or ``stopped`` (killed by a
+    stop signal; not recorded)."""
     seconds: float
     kernels: dict[str, dict[str, Any]]
     """Per kernel: library, index, ptxas usage and static info (empty when failed)."""

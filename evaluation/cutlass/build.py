@@ -37,6 +37,7 @@ from evaluation.cutlass.nvcc import (
 )
 from evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
 from harness.errors import BenchspaceError
+from harness.execute import reaper
 from harness.jsonio import write_text_atomic
 
 DRIVER_NAME = "cutlass_bench"
@@ -97,21 +98,36 @@ def build_one(
     source = emit_batch(batch, build_dir / "src", operations)
     partial = build_dir / f".{batch.library}.partial"
     started = time.monotonic()
-    proc = subprocess.run(
-        compile_command(nvcc, source, partial), capture_output=True, text=True, check=False
-    )
+    command = compile_command(nvcc, source, partial)
+    # Registered with the reaper: a stop signal kills the compile's process group, and no new
+    # compile starts once benchspace is stopping.
+    try:
+        proc = reaper.spawn(
+            lambda: subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+            )
+        )
+    except reaper.Stopping:
+        return BuildResult(batch=batch, status="stopped", seconds=0.0, kernels={})
+    try:
+        out_b, err_b = proc.communicate()
+    finally:
+        reaper.release(proc.pid)
+    out, err = out_b.decode(errors="replace"), err_b.decode(errors="replace")
     seconds = time.monotonic() - started
     if proc.returncode != 0 or not partial.exists():
         partial.unlink(missing_ok=True)
-        tail = (proc.stderr or proc.stdout)[-4000:]
+        if proc.returncode is not None and proc.returncode < 0:  # killed: not a failed batch
+            return BuildResult(batch=batch, status="stopped", seconds=seconds, kernels={})
+        tail = (err or out)[-4000:]
         return BuildResult(batch=batch, status="failed", seconds=seconds, kernels={}, error=tail)
-    write_text_atomic(report, proc.stderr + proc.stdout)
+    write_text_atomic(report, err + out)
     os.replace(partial, library)
     return BuildResult(
         batch=batch,
         status="built",
         seconds=seconds,
-        kernels=kernel_records(batch, proc.stderr + proc.stdout, library),
+        kernels=kernel_records(batch, err + out, library),
     )
 
 
@@ -162,15 +178,22 @@ def build_batches(
     names = [name for batch in batches for name in batch.names]
     operations = operations_by_name(names, level="max") if names else {}
     results: list[BuildResult] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = [pool.submit(build_one, b, build_dir, operations, nvcc) for b in batches]
         for future in futures:
             result = future.result()
+            if result.status == "stopped":
+                continue  # killed by a stop signal: neither built nor failed
             record_result(index, result, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
             write_index(build_dir, index)
             results.append(result)
             if progress is not None:
                 progress(result)
+    finally:
+        # On a stop signal the queued batches never start and the running compiles are
+        # killed by the reaper; wait only for those threads to return.
+        pool.shutdown(wait=True, cancel_futures=True)
     return results
 
 

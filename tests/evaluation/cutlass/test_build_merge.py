@@ -86,3 +86,66 @@ def test_merging_into_an_empty_dir_takes_the_build_settings(tmp_path: Path) -> N
 def test_a_dir_without_an_index_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(BenchspaceError, match=r"no batches\.json; name a build directory"):
         merge_build_dir(tmp_path / "mine", tmp_path)
+
+
+KERNELS = [
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x2x1_0_tnn_align8"
+    "_warpspecialized_pingpong_epi_nosmem",
+    "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x2x1_0_tnn_align8"
+    "_stream_k_warpspecialized_cooperative_epi_nosmem",
+]
+# An nvcc whose compiles hang (each writes its pid to started/ first); -dryrun answers at once.
+FAKE_NVCC = """#!/bin/sh
+case " $* " in *" -dryrun "*) exit 0;; esac
+echo $$ > "$FAKE_STARTED/$$"
+exec sleep 60
+"""
+
+
+def test_a_stop_signal_stops_the_build_at_once(tmp_path: Path) -> None:
+    """SIGTERM kills the running compile, starts no queued one, and records no failure."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    toolkit = tmp_path / "cuda"
+    (toolkit / "bin").mkdir(parents=True)
+    (toolkit / "lib64").mkdir()
+    (toolkit / "lib64" / "libcudart.so.13").write_bytes(b"")
+    nvcc = toolkit / "bin" / "nvcc"
+    nvcc.write_text(FAKE_NVCC)
+    nvcc.chmod(0o755)
+    started = tmp_path / "started"
+    started.mkdir()
+    kernels = tmp_path / "kernels.txt"
+    kernels.write_text("\n".join(KERNELS) + "\n")
+    build = tmp_path / "b"
+    env = {**os.environ, "NVCC": str(nvcc), "FAKE_STARTED": str(started)}
+    argv = [sys.executable, "-m", "harness.cli", "cutlass", "build", "--kernels", str(kernels),
+            "--build-dir", str(build), "--per-tu", "1", "--jobs", "1", "--no-driver"]  # fmt: skip
+    proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not any(started.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert any(started.iterdir()), "the first compile never started"
+    stop = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    _out, err = proc.communicate(timeout=30)
+    assert time.monotonic() - stop < 10
+    assert proc.returncode == 128 + signal.SIGTERM, err
+    assert b"interrupted by SIGTERM" in err
+    assert len(list(started.iterdir())) == 1  # the queued batch never started
+    for pid_file in started.iterdir():
+        assert not Path(f"/proc/{pid_file.name}").exists() or _is_zombie(pid_file.name)
+    assert not list(build.glob(".*.partial"))
+    index = load_index(build)
+    assert not any(e["status"] == "failed" for e in index["batches"].values())
+
+
+def _is_zombie(pid: str) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] == "Z"
+    except OSError:
+        return True

@@ -89,6 +89,33 @@ def test_fair_ratios_come_from_one_run(tmp_path: Path) -> None:
     assert "geometric means by class" in text and "M:2" in text
 
 
+def test_a_later_topup_is_the_sweep_and_counts_the_new_kernels(tmp_path: Path) -> None:
+    """Pass y (a later call) re-times the earlier best's knobs beside new kernels: the fair
+    ratios come from it alone, and the shape counts the kernels of x and y together."""
+    x = _run("eval-256x512x1024-x", "eval", "x",
+             {A: 0.02, "cublas:heuristic": 0.025, "cublas:algo0": 0.025})  # fmt: skip
+    k = _run(
+        "eval-256x512x1024-k",
+        "eval",
+        "k",
+        {f"{A}:M:2": 0.010, "cublas:heuristic": 0.024, "cublas:algo0": 0.02},
+        start=1.0,
+    )
+    y = _run("eval-256x512x1024-y", "eval", "y",
+             {A: 0.019, f"{A}:M:2": 0.016, B: 0.015, "cublas:heuristic": 0.03,
+              "cublas:algo0": 0.027}, start=2.0)  # fmt: skip
+    folder = _dataset(tmp_path, x + k)
+    _write(folder / "rounds_c2_eval.csv.gz", ROUND_COLUMNS, y)
+    summary = summarise_v2(load_dataset_v2(folder))
+    (row,) = summary.shapes.to_dict("records")
+    assert row["kernels"] == 2
+    assert row["oracle_config"] == B
+    assert row["oracle_vs_heuristic"] == pytest.approx(0.03 / 0.015)
+    assert row["oracle_vs_best_of_n"] == pytest.approx(0.027 / 0.015)
+    assert row["default_vs_heuristic"] == pytest.approx(0.03 / 0.015)
+    assert row["knob_gain"] == pytest.approx(1.0)
+
+
 def test_interleaving_problems_are_named(tmp_path: Path) -> None:
     rows = _run("eval-256x512x1024-x", "eval", "x", {A: 0.02, "cublas:heuristic": 0.025})
     late = [dict(r, t_s=float(r["t_s"]) + 5) if r["config"] == "cublas:heuristic" else r
@@ -117,3 +144,23 @@ def test_committed_v2_data_times_cublas_in_the_kernels_rounds() -> None:
     assert runs.all(), "every run has cuBLASLt and at least one kernel"
     summary = summarise_v2(data, SHAPES)
     assert summary.counts["eval_shapes"] + summary.counts["train_shapes"] > 0
+
+
+def test_runs_of_a_shape_are_put_on_one_clock_by_their_cublas_rows(tmp_path: Path) -> None:
+    """A later call ran everything 10 % faster: its rows are scaled back by the cuBLASLt
+    configurations both runs timed, never by the re-timed kernels (picked as the fastest)."""
+    from evaluation.cutlass.dataset_v2 import align_runs
+
+    cublas = {f"cublas:algo{i}": 0.02 + 0.001 * i for i in range(5)}
+    x = _run("eval-256x512x1024-x", "eval", "x",
+             {A: 0.010, B: 0.03, "cublas:heuristic": 0.025, **cublas})  # fmt: skip
+    fast = {c: 0.9 * ms for c, ms in {"cublas:heuristic": 0.025, **cublas}.items()}
+    y = _run("eval-256x512x1024-y", "eval", "y", {A: 0.0108, B: 0.0135, **fast}, start=2.0)
+    folder = _dataset(tmp_path, x)
+    _write(folder / "rounds_c2_eval.csv.gz", ROUND_COLUMNS, y)
+    table = align_runs(per_config(load_dataset_v2(folder).rounds))
+    scales = table.groupby("pass")["clock_scale"].first()
+    assert scales["x"] == 1.0 and scales["y"] == pytest.approx(1 / 0.9)
+    ms = table.set_index(["pass", "config"])["ms"]
+    assert ms["y", B] == pytest.approx(0.015 * 1.01)  # medians: the middle round, +1 %
+    assert ms["y", A] == pytest.approx(0.012 * 1.01)  # slower than x's (selection-biased) 0.010
