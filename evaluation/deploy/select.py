@@ -150,17 +150,23 @@ def score_matrix(
     shapes: Sequence[tuple[int, int, int]],
     layout: str | None = None,
     chunk: int = 256,
+    columns: Sequence[int] | np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The candidate pool and its scores, one row per shape and one column per candidate.
 
-    Scores ``chunk`` shapes at a time so that the feature frame stays small.
+    ``columns``: score only these candidates of the pool (the matrix has one column each, in
+    that order; the pool returned is still the whole pool). Each candidate's score depends on
+    its own features only, so a column scores the same alone as among all. Scores about
+    ``chunk`` shapes' worth of the whole pool at a time so that the feature frame stays small.
     """
     pool = candidate_pool(selector, layout)
-    out = np.empty((len(shapes), len(pool)), dtype=np.float64)
-    for start in range(0, len(shapes), chunk):
-        part = list(shapes[start : start + chunk])
-        rows = _scored(selector, pool, part)
-        out[start : start + len(part)] = rows["score"].to_numpy().reshape(len(part), len(pool))
+    scored = pool if columns is None else pool.iloc[np.asarray(columns)].reset_index(drop=True)
+    step = max(1, chunk * len(pool) // max(len(scored), 1))
+    out = np.empty((len(shapes), len(scored)), dtype=np.float64)
+    for start in range(0, len(shapes), step):
+        part = list(shapes[start : start + step])
+        rows = _scored(selector, scored, part)
+        out[start : start + len(part)] = rows["score"].to_numpy().reshape(len(part), len(scored))
     return pool, out
 
 
