@@ -23,7 +23,8 @@ class BuildResult:
 
     batch: KernelBatch
     status: str
-    """``built``, ``cached`` (library already there) or ``failed``."""
+    """``built``, ``cached`` (library already there), ``failed``, or ``stopped`` (killed by a
+    stop signal; not recorded)."""
     seconds: float
     kernels: dict[str, dict[str, Any]]
     """Per kernel: library, index, ptxas usage and static info (empty when failed)."""
@@ -61,6 +62,40 @@ def record_result(index: dict[str, Any], result: BuildResult, when: str) -> None
     index["batches"][result.batch.batch_id] = entry
     for name, record in result.kernels.items():
         index["kernels"][name] = record
+
+
+_BUILD_KEYS = ("cutlass_version", "flags", "glue_version")
+"""What must agree for two build directories' libraries to be mixed."""
+
+
+def merge_index(into: dict[str, Any], other: dict[str, Any], other_name: str) -> list[str]:
+    """Fold another build directory's index into ``into`` (in place); the batch ids it added.
+
+    Batches are keyed by their kernels, so the same id is the same batch: a built entry wins
+    over a failed one, and ``into``'s entry stays when both built. Refuses indexes whose
+    CUTLASS version, nvcc flags or glue version differ (their libraries cannot be mixed).
+    """
+    for key in _BUILD_KEYS:
+        mine, theirs = into.get(key), other.get(key)
+        if mine is not None and theirs is not None and mine != theirs:
+            raise BenchspaceError(
+                f"{other_name}: $.{key} is {theirs!r} but the build directory's is {mine!r}; "
+                "libraries built otherwise cannot be mixed: build them again here"
+            )
+    for key in _BUILD_KEYS:
+        if into.get(key) is None and other.get(key) is not None:
+            into[key] = other[key]
+    added: list[str] = []
+    for batch_id, entry in sorted(other.get("batches", {}).items()):
+        old = into["batches"].get(batch_id)
+        if old is not None and not (old.get("status") == "failed" and entry["status"] == "built"):
+            continue
+        into["batches"][batch_id] = entry
+        added.append(batch_id)
+        for name in entry.get("kernels", []):
+            if name in other.get("kernels", {}):
+                into["kernels"][name] = other["kernels"][name]
+    return added
 
 
 def write_index(build_dir: Path, index: dict[str, Any]) -> None:

@@ -17,7 +17,13 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.batch_index import BuildResult, load_index, record_result, write_index
+from evaluation.cutlass.batch_index import (
+    BuildResult,
+    load_index,
+    merge_index,
+    record_result,
+    write_index,
+)
 from evaluation.cutlass.batch_source import emit_batch
 from evaluation.cutlass.batches import GLUE_VERSION, KernelBatch
 from evaluation.cutlass.nvcc import (
@@ -31,6 +37,7 @@ from evaluation.cutlass.nvcc import (
 )
 from evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
 from harness.errors import BenchspaceError
+from harness.execute import reaper
 from harness.jsonio import write_text_atomic
 
 DRIVER_NAME = "cutlass_bench"
@@ -91,21 +98,36 @@ def build_one(
     source = emit_batch(batch, build_dir / "src", operations)
     partial = build_dir / f".{batch.library}.partial"
     started = time.monotonic()
-    proc = subprocess.run(
-        compile_command(nvcc, source, partial), capture_output=True, text=True, check=False
-    )
+    command = compile_command(nvcc, source, partial)
+    # Registered with the reaper: a stop signal kills the compile's process group, and no new
+    # compile starts once benchspace is stopping.
+    try:
+        proc = reaper.spawn(
+            lambda: subprocess.Popen(
+                command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True
+            )
+        )
+    except reaper.Stopping:
+        return BuildResult(batch=batch, status="stopped", seconds=0.0, kernels={})
+    try:
+        out_b, err_b = proc.communicate()
+    finally:
+        reaper.release(proc.pid)
+    out, err = out_b.decode(errors="replace"), err_b.decode(errors="replace")
     seconds = time.monotonic() - started
     if proc.returncode != 0 or not partial.exists():
         partial.unlink(missing_ok=True)
-        tail = (proc.stderr or proc.stdout)[-4000:]
+        if proc.returncode is not None and proc.returncode < 0:  # killed: not a failed batch
+            return BuildResult(batch=batch, status="stopped", seconds=seconds, kernels={})
+        tail = (err or out)[-4000:]
         return BuildResult(batch=batch, status="failed", seconds=seconds, kernels={}, error=tail)
-    write_text_atomic(report, proc.stderr + proc.stdout)
+    write_text_atomic(report, err + out)
     os.replace(partial, library)
     return BuildResult(
         batch=batch,
         status="built",
         seconds=seconds,
-        kernels=kernel_records(batch, proc.stderr + proc.stdout, library),
+        kernels=kernel_records(batch, err + out, library),
     )
 
 
@@ -156,16 +178,49 @@ def build_batches(
     names = [name for batch in batches for name in batch.names]
     operations = operations_by_name(names, level="max") if names else {}
     results: list[BuildResult] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
         futures = [pool.submit(build_one, b, build_dir, operations, nvcc) for b in batches]
         for future in futures:
             result = future.result()
+            if result.status == "stopped":
+                continue  # killed by a stop signal: neither built nor failed
             record_result(index, result, time.strftime("%Y-%m-%dT%H:%M:%S%z"))
             write_index(build_dir, index)
             results.append(result)
             if progress is not None:
                 progress(result)
+    finally:
+        # On a stop signal the queued batches never start and the running compiles are
+        # killed by the reaper; wait only for those threads to return.
+        pool.shutdown(wait=True, cancel_futures=True)
     return results
+
+
+def merge_build_dir(build_dir: Path, other: Path) -> int:
+    """Take another build directory's built batches (libraries, ptxas reports, index entries)
+    into build_dir, e.g. batches compiled on another machine; how many batches it added."""
+    if not (other / "batches.json").is_file():
+        raise BenchspaceError(f"{other}: no batches.json; name a build directory to merge")
+    index = load_index(build_dir)
+    theirs = load_index(other)
+    added = []
+    for batch_id in merge_index(index, theirs, str(other / "batches.json")):
+        entry = theirs["batches"][batch_id]
+        library, report = other / entry["library"], other / "src" / f"cb_{batch_id}.ptxas.txt"
+        if entry["status"] == "built" and not (library.is_file() and report.is_file()):
+            index["batches"].pop(batch_id)  # listed but not there: it is built again here
+            for name in entry["kernels"]:
+                index["kernels"].pop(name, None)
+            continue
+        added.append(batch_id)
+        if entry["status"] == "built":
+            (build_dir / "src").mkdir(parents=True, exist_ok=True)
+            shutil.copy2(library, build_dir / entry["library"])
+            shutil.copy2(report, build_dir / "src" / report.name)
+    build_dir.mkdir(parents=True, exist_ok=True)
+    write_index(build_dir, index)
+    return len(added)
 
 
 def build_driver(build_dir: Path) -> Path:

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 from evaluation.deploy.measured_header import ShapeWinner
+from evaluation.deploy.shortlist_measured import MeasuredCurve
 from evaluation.deploy.shortlist_study import ShortlistStudy
 
 
@@ -103,3 +104,31 @@ def render_prefix_regret(
         if v
     ]
     return f"{label} against everything measured ({len(kept)} shapes): " + "; ".join(parts)
+
+
+def render_measured(curve: MeasuredCurve) -> list[str]:
+    """A markdown table of the K curve measured on the GPU, in the oracle's rounds."""
+    lines = [
+        f"Tune my shapes measured on the GPU, {curve.shapes} evaluation shapes: each "
+        "shortlisted configuration was timed in the same driver run and interleaved rounds "
+        "as the shape's oracle sweep and cuBLASLt; pick = the fastest measured of the top K. "
+        f"Oracle vs cublas:heuristic on these shapes: {curve.oracle_vs_cublas:.3f}x."
+        + (f" {curve.missing} shortlisted configurations were not timed." if curve.missing else ""),
+        "",
+        "| K | mean | median | p95 | max | pick = oracle | pick vs cuBLAS | pick ahead "
+        "| or cuBLAS: mean | p95 | max | vs cuBLAS | GPU time | vs exhaustive |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in curve.rows:
+        mean, p95, worst = r.with_cublas
+        lines.append(
+            f"| {r.k} | {_pct(r.mean)} | {_pct(r.median)} | {_pct(r.p95)} | {_pct(r.max)} "
+            f"| {100 * r.hit:.0f} % | {r.vs_cublas:.3f}x | {100 * r.ahead:.0f} % "
+            f"| {_pct(mean)} | {_pct(p95)} | {_pct(worst)} | {r.with_cublas_vs:.3f}x "
+            f"| {_time(r.gpu_s)} | {100 * r.gpu_s / curve.exhaustive_s:.1f} % |"
+        )
+    lines.append(
+        f"| all | 0 % | 0 % | 0 % | 0 % | 100 % | {curve.oracle_vs_cublas:.3f}x | | | | | "
+        f"| {_time(curve.exhaustive_s)} | 100 % |"
+    )
+    return lines

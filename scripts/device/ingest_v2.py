@@ -89,12 +89,18 @@ def main() -> int:
                 measured |= {f"{r['M']}x{r['N']}x{r['K']}" for r in csv.DictReader(handle)}
         (DEST / f"measured_{split}.txt").write_text("".join(f"{s}\n" for s in sorted(measured)))
     if "batches.json" in meta:
+        # Every kernel any call compiled: this call's index over the rows already there.
+        known: dict[str, dict[str, str]] = {}
+        if (DEST / "kernels.csv.gz").exists():
+            with gzip.open(DEST / "kernels.csv.gz", "rt") as handle:
+                known = {r["name"]: r for r in csv.DictReader(handle)}
         index = json.loads(meta["batches.json"])
+        known.update({name: {"name": name, **rec} for name, rec in index["kernels"].items()})
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(KERNEL_FIELDS), extrasaction="ignore")
         writer.writeheader()
-        for name, rec in sorted(index["kernels"].items()):
-            writer.writerow({"name": name, **rec})
+        for name in sorted(known):
+            writer.writerow(known[name])
         with gzip.open(DEST / "kernels.csv.gz", "wt") as handle:
             handle.write(buf.getvalue())
     prov_path = DEST / "provenance.json"

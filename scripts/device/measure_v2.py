@@ -9,8 +9,17 @@ same interleaved rounds:
   ``--top`` best kernels of pass ``x`` (by median time), each at every knob setting
   (:func:`knob_grid`);
 * training shapes: pass ``t`` = ``--train-kernels`` kernels drawn per shape (all of them for
-  the first ``--exhaustive-first`` shapes of the file) at default knobs plus
-  ``--train-knobs`` drawn (kernel, non-default knob) configurations of those kernels.
+  the first ``--exhaustive-first`` shapes this invocation measures) at default knobs plus
+  ``--train-knobs`` drawn (kernel, non-default knob) configurations of those kernels;
+* evaluation shapes measured before over fewer kernels (``--topup FILE``: per ``MxNxK`` the
+  kernels it measured and its best ``--top`` at default knobs): pass ``y`` re-times the knob
+  sweep of that earlier best beside the kernels not measured yet (at default knobs), in one
+  run, so it replaces the shape's earlier ``k`` pass as the sweep the oracle comes from.
+
+``--extra FILE`` (per ``MxNxK``, configurations) adds configurations to a shape's ``k`` or
+``y`` pass, e.g. what tune-my-shapes shortlisted, so they are timed in the oracle's rounds.
+``--rounds-x`` sets the rounds of the ``x`` pass (it only picks the kernels the ``k`` pass
+sweeps; ``k``, ``y`` and ``t`` keep ``--rounds``).
 
 Writes under ``--out``: ``v2_<split>_rounds.csv.gz`` (one row per configuration and round),
 ``v2_<split>_rows.csv.gz`` (one row per configuration, failures included) and a log. Both
@@ -103,6 +112,7 @@ def run_driver(
     work: Path,
     timeout_s: float,
     log: Callable[[str], None],
+    rounds_n: int,
 ) -> tuple[Rows, Rows]:
     """One invocation (retried without a configuration that killed the driver)."""
     summary: list[dict[str, str]] = []
@@ -114,7 +124,7 @@ def run_driver(
         rounds_path = work / "rounds.csv"
         cmd = [str(args.bench), "--lib-dir", str(args.build_dir), "--configs", str(cfg),
                "--rounds-csv", str(rounds_path), "--warmups", str(args.warmups),
-               "--rounds", str(args.rounds), "--iters", str(args.iters),
+               "--rounds", str(rounds_n), "--iters", str(args.iters),
                "--heat-s", str(args.heat_s), "--cublas-algos", str(args.cublas_algos),
                *(["--cublas-lib", args.cublas_lib] if args.cublas_lib else []),
                *(str(v) for v in shape)]  # fmt: skip
@@ -174,6 +184,9 @@ def main() -> int:
     p.add_argument("--iters", type=int, default=3)
     p.add_argument("--heat-s", type=float, default=1.0)
     p.add_argument("--max-shapes", type=int, default=10_000)
+    p.add_argument("--topup", type=Path, help="JSON: MxNxK -> {measured: [...], top: [...]}")
+    p.add_argument("--extra", type=Path, help="JSON: MxNxK -> configurations for pass k")
+    p.add_argument("--rounds-x", type=int, default=None, help="rounds of passes x and y")
     args = p.parse_args()
     started = time.monotonic()
     args.out.mkdir(parents=True, exist_ok=True)
@@ -199,9 +212,11 @@ def main() -> int:
     work = Path("/tmp/measure_v2")
     work.mkdir(exist_ok=True)
     cublas = cublas_configs(args.cublas_algos)
+    topup = json.loads(args.topup.read_text()) if args.topup else {}
+    extra = json.loads(args.extra.read_text()) if args.extra else {}
     per_shape: list[float] = []
     measured = 0
-    for position, entry in enumerate(shapes):
+    for entry in shapes:
         shape = (int(entry["M"]), int(entry["N"]), int(entry["K"]))
         key = "x".join(str(v) for v in shape)
         if key in skip:
@@ -213,10 +228,18 @@ def main() -> int:
             break
         t0 = time.monotonic()
         rng = random.Random(f"{key}-{args.split}")
-        if args.split == "eval":
+        earlier = topup.get(key)
+        if args.split == "eval" and earlier is not None:
+            new = [n for n in names if n not in set(earlier["measured"])]
+            if not new:
+                continue
+            grid = [c for n in earlier["top"] if n in kernels for c in knob_grid(n, n in stream_k)]
+            grid += [c for c in extra.get(key, []) if c not in grid and c not in new]
+            passes = [("y", [*new, *grid, *cublas])]
+        elif args.split == "eval":
             passes = [("x", [*names, *cublas])]
         else:
-            exhaustive = position < args.exhaustive_first or len(names) <= args.train_kernels
+            exhaustive = measured < args.exhaustive_first or len(names) <= args.train_kernels
             chosen = list(names) if exhaustive else rng.sample(names, args.train_kernels)
             knobs = [c for n in chosen for c in knob_grid(n, n in stream_k)[1:]]
             knobs = rng.sample(knobs, min(args.train_knobs, len(knobs)))
@@ -227,7 +250,10 @@ def main() -> int:
             rng.shuffle(configs)
             timeout = max(30.0, args.deadline_s - (time.monotonic() - started) + 20)
             log(f"{key} pass {tag}: {len(configs)} configs")
-            summary, rounds = run_driver(args, shape, configs, work, min(timeout, 240.0), log)
+            pass_rounds = args.rounds_x if tag == "x" and args.rounds_x else args.rounds
+            summary, rounds = run_driver(
+                args, shape, configs, work, min(timeout, 240.0), log, pass_rounds
+            )
             run = f"{args.split}-{key}-{tag}"
             for r in summary:
                 r.update(run=run, split=args.split, **{"pass": tag})
@@ -242,6 +268,7 @@ def main() -> int:
                 ok = [r for r in summary if r["status"] == "ok" and r["name"] != "cublas"]
                 top = sorted(ok, key=median_ms)[: args.top]
                 grid = [c for r in top for c in knob_grid(r["name"], r["name"] in stream_k)]
+                grid += [c for c in extra.get(key, []) if c not in grid]
                 if grid:
                     passes.append(("k", [*grid, *cublas]))
         rows_sink.flush()

@@ -15,7 +15,7 @@
 # all timed in the same rounds (measured separately they would be re-timed under other
 # clocks, and the store would serve the smaller K from cache anyway).
 #
-#   run: bash scripts/device/tune_shapes.sh            (env: SPACE KS B JOBS PER_TU)
+#   run: bash scripts/device/tune_shapes.sh    (env: SPACE KS B JOBS PER_TU PREBUILT)
 #
 # Needs the v2 driver (cublas:* configurations; benchmarks/cutlass since dataset v2); with an older
 # driver the cublas:* configurations are dropped from the space and the run says so. Brings
@@ -28,12 +28,12 @@ KS=${KS:-1 4 8}
 B=${B:-build/cutlass}
 start=$(date +%s)
 mkdir -p "$B"
-if [ -d prebuilt ]; then  # libraries carried from an earlier call
-  cp -n prebuilt/*.so "$B/" 2>/dev/null || true
-  [ -f "$B/batches.json" ] || cp prebuilt/batches.json "$B/" 2>/dev/null || true
-fi
 cutlass() { python3 -m harness.cli cutlass "$@"; }
-cutlass build --kernels "${SPACE%.json}.kernels.txt" --build-dir "$B" \
+merge=()
+for pre in ${PREBUILT:-prebuilt}; do  # build directories carried from elsewhere
+  [ -f "$pre/batches.json" ] && merge+=(--merge "$pre")
+done
+cutlass build --kernels "${SPACE%.json}.kernels.txt" --build-dir "$B" "${merge[@]}" \
     --per-tu "${PER_TU:-6}" --jobs "${JOBS:-16}" > "$OUT/build.log" 2>&1
 tail -3 "$OUT/build.log"
 echo "build: $(( $(date +%s) - start )) s"

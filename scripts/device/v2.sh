@@ -6,21 +6,26 @@
 #            cuBLASLt fails there, the eval and train phases after it are skipped
 #   eval     measure evaluation shapes until EVAL_S seconds have passed
 #   train    measure training shapes until TRAIN_S seconds have passed
-#   libs     bring back the libraries built in this call (tar parts under 16 MB)
+#   (eval/train take SKIP, a file of MxNxK lines to leave out, EXHAUSTIVE and MEASURE_ARGS,
+#   more measure_v2.py options, e.g. "--topup FILE --extra FILE --rounds 4")
+#   libs     bring back the libraries built on this machine (tar parts under 16 MB)
 # The build directory lives outside the carried tree (/tmp/cbbuild), so it survives between
-# calls on a warm machine; libraries carried in ./prebuilt are copied in first.
+# calls on a warm machine; build directories carried in $PREBUILT (default ./prebuilt) are
+# merged in first (`cutlass build --merge`).
 source scripts/device/env.sh
 set +e  # a failed phase must not lose what the others brought
 B=${B:-/tmp/cbbuild}
 LIST=${LIST:-evaluation/data/h200/kernel_set_tnn_v2.txt}
 SHAPES=${SHAPES:-evaluation/data/shapes/h200_v2.json}
+PREBUILT=${PREBUILT:-prebuilt}
 mkdir -p "$B/src"
-if [ -d prebuilt ]; then
-  cp -n prebuilt/*.so "$B/" 2>/dev/null || true
-  cp -n prebuilt/src/* "$B/src/" 2>/dev/null || true
-  [ -f "$B/batches.json" ] || cp prebuilt/batches.json "$B/"
-fi
-ls "$B"/*.so 2>/dev/null | sort > /tmp/libs_before.txt
+for pre in $PREBUILT; do  # build directories made elsewhere (space-separated)
+  [ -f "$pre/batches.json" ] && python3 -m harness.cli cutlass build --kernels "$LIST" \
+      --build-dir "$B" --merge "$pre" --limit 0 --no-driver | head -1
+done
+# The libs phase brings back every library of $B that was not carried in.
+for pre in $PREBUILT; do ls "$pre"/*.so 2>/dev/null; done | xargs -r -n1 basename \
+    | sed "s|^|$B/|" | sort > /tmp/libs_before.txt
 python3 -c "from pathlib import Path; from evaluation.cutlass.build import build_driver; print(build_driver(Path('$B')))"
 CUBLAS_LIB=${CUBLAS_LIB:-}
 if [ -z "$CUBLAS_LIB" ]; then
@@ -74,8 +79,9 @@ print(' '.join(names))")
     var=$(echo "${phase}_S" | tr a-z A-Z)
     python3 scripts/device/measure_v2.py --bench "$B/cutlass_bench" --build-dir "$B" \
         --shapes "$SHAPES" --split "$phase" --out "$OUT" --deadline-s "${!var:-300}" \
-        --cublas-lib "$CUBLAS_LIB" --skip-shapes "evaluation/data/h200/v2/measured_$phase.txt" \
-        ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} \
+        --cublas-lib "$CUBLAS_LIB" \
+        --skip-shapes "${SKIP:-evaluation/data/h200/v2/measured_$phase.txt}" \
+        ${EXHAUSTIVE:+--exhaustive-first $EXHAUSTIVE} ${MEASURE_ARGS:-} \
         --heat-s "${HEAT_S:-0.5}" | tail -4
     ;;
   libs)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from evaluation.cutlass.batch_index import BuildResult, load_index
 from evaluation.cutlass.batches import pending_names, plan_batches, read_kernel_list
-from evaluation.cutlass.build import build_batches, build_driver
+from evaluation.cutlass.build import build_batches, build_driver, merge_build_dir
 from evaluation.cutlass.build_format import render_plan, render_progress
 
 
@@ -29,11 +29,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="nvcc processes at a time (default: 1)")
     parser.add_argument("--limit", type=int, default=None, help="build at most N batches")
     parser.add_argument("--no-driver", action="store_true", help="do not build cutlass_bench")
+    parser.add_argument(
+        "--merge",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="first take the built batches of another build directory (repeatable)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     """Build the driver and the pending batches, one progress line per batch; 1 on failures."""
     names = read_kernel_list(args.kernels)  # the input first: nothing is built for a bad one
+    for other in args.merge:
+        print(f"merged {merge_build_dir(args.build_dir, other)} batches from {other}", flush=True)
     if not args.no_driver:
         print(f"driver: {build_driver(args.build_dir)}", flush=True)
     index = load_index(args.build_dir)

@@ -62,6 +62,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="also print regret and GPU time against K (1, 2, 4, 8, 16) on DATASET's held-out "
         "exhaustive shapes (e.g. evaluation/data/h200)",
     )
+    parser.add_argument(
+        "--measured",
+        default=None,
+        metavar="DATASET",
+        help="print the K curve measured on the GPU: a v2 dataset whose evaluation sweeps timed "
+        "the shortlist (--shortlist) in the oracle's rounds (e.g. evaluation/data/h200/v2)",
+    )
+    parser.add_argument(
+        "--shortlist",
+        type=Path,
+        default=None,
+        help="with --measured: the shortlist csv (e.g. spaces/tune_shapes_eval.shortlist.csv)",
+    )
     parser.add_argument("--hardware", default=None, help="with --report: hardware descriptor")
     parser.add_argument("--seed", type=int, default=0, help="with --report: training seed")
 
@@ -73,8 +86,12 @@ def _outputs(space: Path) -> tuple[Path, Path]:
 
 def run(args: argparse.Namespace) -> int:
     """Write the space, the kernel list and the shortlist; print the report if asked."""
-    if not args.shapes and not args.shape and not args.report:
-        raise UsageError("tune-shapes needs SHAPES files, --shape MxNxK or --report DATASET")
+    if not args.shapes and not args.shape and not args.report and not args.measured:
+        raise UsageError(
+            "tune-shapes needs SHAPES files, --shape MxNxK, --report DATASET or --measured DATASET"
+        )
+    if args.measured and args.shortlist is None:
+        raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
     if args.shapes or args.shape:
         check_output(args.out, option="--out")
         shapes = read_user_shapes(args.shapes, args.shape)
@@ -123,4 +140,37 @@ def run(args: argparse.Namespace) -> int:
         protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
         study = shortlist_study(dataset, hw, protocol=protocol, seed=args.seed)
         print("\n".join(render_curve(study)))
+    if args.measured:
+        print("\n".join(_measured(Path(args.measured), args.shortlist, args)))
     return 0
+
+
+def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> list[str]:
+    import io
+
+    import pandas as pd
+
+    from evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+    from evaluation.deploy.shortlist_format import render_measured
+    from evaluation.deploy.shortlist_measured import measured_curve
+    from evaluation.deploy.shortlist_study import Protocol
+    from harness.files import read_text
+
+    text = read_text(shortlist_csv, kind="shortlist csv")
+    try:
+        short = pd.read_csv(io.StringIO(text))
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise UsageError(f"{shortlist_csv}: not a shortlist csv ({exc})") from None
+    need = {"M", "N", "K", "rank", "config"} - set(short.columns)
+    if need:
+        raise UsageError(
+            f"{shortlist_csv}: lacks the columns {', '.join(sorted(need))}; pass the "
+            "<stem>.shortlist.csv that tune-shapes wrote"
+        )
+    table = per_config(load_dataset_v2(folder).rounds)
+    protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
+    try:
+        curve = measured_curve(table, short, protocol=protocol)
+    except ValueError as exc:
+        raise UsageError(f"{folder}: {exc}") from None
+    return render_measured(curve)

@@ -89,6 +89,33 @@ def test_fair_ratios_come_from_one_run(tmp_path: Path) -> None:
     assert "geometric means by class" in text and "M:2" in text
 
 
+def test_a_later_topup_is_the_sweep_and_counts_the_new_kernels(tmp_path: Path) -> None:
+    """Pass y (a later call) re-times the earlier best's knobs beside new kernels: the fair
+    ratios come from it alone, and the shape counts the kernels of x and y together."""
+    x = _run("eval-256x512x1024-x", "eval", "x",
+             {A: 0.02, "cublas:heuristic": 0.025, "cublas:algo0": 0.025})  # fmt: skip
+    k = _run(
+        "eval-256x512x1024-k",
+        "eval",
+        "k",
+        {f"{A}:M:2": 0.010, "cublas:heuristic": 0.024, "cublas:algo0": 0.02},
+        start=1.0,
+    )
+    y = _run("eval-256x512x1024-y", "eval", "y",
+             {A: 0.019, f"{A}:M:2": 0.016, B: 0.015, "cublas:heuristic": 0.03,
+              "cublas:algo0": 0.027}, start=2.0)  # fmt: skip
+    folder = _dataset(tmp_path, x + k)
+    _write(folder / "rounds_c2_eval.csv.gz", ROUND_COLUMNS, y)
+    summary = summarise_v2(load_dataset_v2(folder))
+    (row,) = summary.shapes.to_dict("records")
+    assert row["kernels"] == 2
+    assert row["oracle_config"] == B
+    assert row["oracle_vs_heuristic"] == pytest.approx(0.03 / 0.015)
+    assert row["oracle_vs_best_of_n"] == pytest.approx(0.027 / 0.015)
+    assert row["default_vs_heuristic"] == pytest.approx(0.03 / 0.015)
+    assert row["knob_gain"] == pytest.approx(1.0)
+
+
 def test_interleaving_problems_are_named(tmp_path: Path) -> None:
     rows = _run("eval-256x512x1024-x", "eval", "x", {A: 0.02, "cublas:heuristic": 0.025})
     late = [dict(r, t_s=float(r["t_s"]) + 5) if r["config"] == "cublas:heuristic" else r
