@@ -177,3 +177,39 @@ def interleaving_problems(rounds: pd.DataFrame) -> list[str]:
                 problems.append(f"{run}: round {rnd}: cuBLASLt timed outside the kernels' span")
                 break
     return problems
+
+
+MIN_SHARED = 5
+"""cuBLASLt configurations two runs of a shape must share for one to take the other's clock."""
+
+
+def align_runs(table: pd.DataFrame) -> pd.DataFrame:
+    """Put every run of a shape on the clock of its largest run, for pooling across runs.
+
+    Ratios inside a run are fair as measured; rows of *different* runs of one shape (calls on
+    other days, other clocks: the same configurations ran 7 % faster in one call than in
+    another) are not comparable as they stand. Each further run is scaled by the median ``ms``
+    ratio of the cuBLASLt configurations (``cublas:heuristic``, ``cublas:algo<i>``) both runs
+    timed, at least :data:`MIN_SHARED`. cuBLASLt is the anchor because every run times it and
+    no run chose it: the kernels a knob sweep re-times were picked as the fastest of a noisy
+    pass, so their first times read low (anchoring on them would carry that selection bias
+    into every later run). A run sharing too few stays as measured. ``table`` is
+    :func:`per_config`'s; ``ms`` and ``tflops`` are rescaled and ``clock_scale`` says how much.
+    """
+    out = table.copy()
+    out["clock_scale"] = 1.0
+    multi = out.groupby(["split", "M", "N", "K"])["run"].transform("nunique") > 1
+    for _, frame in out[multi].groupby(["split", "M", "N", "K"], sort=False):
+        sizes = frame.groupby("run").size().sort_values(ascending=False, kind="stable")
+        anchors = frame[frame["kernel"] == CUBLAS]
+        reference = anchors[anchors["run"] == sizes.index[0]].groupby("config")["ms"].mean()
+        for run in sizes.index[1:]:
+            ms = anchors[anchors["run"] == run].groupby("config")["ms"].mean()
+            shared = ms.index.intersection(reference.index)
+            if len(shared) < MIN_SHARED:
+                continue
+            scale = float(np.median(reference[shared].to_numpy() / ms[shared].to_numpy()))
+            out.loc[frame.index[frame["run"] == run], "clock_scale"] = scale
+    out["ms"] = out["ms"] * out["clock_scale"]
+    out["tflops"] = 2.0 * out["M"] * out["N"] * out["K"] / (out["ms"] * 1e-3) / 1e12
+    return out

@@ -117,7 +117,8 @@ def dataset_from_v2(
 
 
 V2_READER = "evaluation.cutlass.dataset_v2"
-"""The module that reads v2 folders (``load_dataset_v2`` and ``per_config``)."""
+"""The module that reads v2 folders (``load_dataset_v2``, ``per_config`` and ``align_runs``:
+a shape's runs are put on one clock before they are pooled)."""
 
 
 def load_study_dataset(path: str | Path) -> Dataset:
@@ -144,4 +145,5 @@ def load_study_dataset(path: str | Path) -> Dataset:
             "update benchspace"
         ) from None
     v2 = reader.load_dataset_v2(folder)
-    return dataset_from_v2(reader.per_config(v2.rounds), v2.kernels, v2.provenance, folder)
+    table = reader.align_runs(reader.per_config(v2.rounds))
+    return dataset_from_v2(table, v2.kernels, v2.provenance, folder)

@@ -144,3 +144,23 @@ def test_committed_v2_data_times_cublas_in_the_kernels_rounds() -> None:
     assert runs.all(), "every run has cuBLASLt and at least one kernel"
     summary = summarise_v2(data, SHAPES)
     assert summary.counts["eval_shapes"] + summary.counts["train_shapes"] > 0
+
+
+def test_runs_of_a_shape_are_put_on_one_clock_by_their_cublas_rows(tmp_path: Path) -> None:
+    """A later call ran everything 10 % faster: its rows are scaled back by the cuBLASLt
+    configurations both runs timed, never by the re-timed kernels (picked as the fastest)."""
+    from evaluation.cutlass.dataset_v2 import align_runs
+
+    cublas = {f"cublas:algo{i}": 0.02 + 0.001 * i for i in range(5)}
+    x = _run("eval-256x512x1024-x", "eval", "x",
+             {A: 0.010, B: 0.03, "cublas:heuristic": 0.025, **cublas})  # fmt: skip
+    fast = {c: 0.9 * ms for c, ms in {"cublas:heuristic": 0.025, **cublas}.items()}
+    y = _run("eval-256x512x1024-y", "eval", "y", {A: 0.0108, B: 0.0135, **fast}, start=2.0)
+    folder = _dataset(tmp_path, x)
+    _write(folder / "rounds_c2_eval.csv.gz", ROUND_COLUMNS, y)
+    table = align_runs(per_config(load_dataset_v2(folder).rounds))
+    scales = table.groupby("pass")["clock_scale"].first()
+    assert scales["x"] == 1.0 and scales["y"] == pytest.approx(1 / 0.9)
+    ms = table.set_index(["pass", "config"])["ms"]
+    assert ms["y", B] == pytest.approx(0.015 * 1.01)  # medians: the middle round, +1 %
+    assert ms["y", A] == pytest.approx(0.012 * 1.01)  # slower than x's (selection-biased) 0.010
