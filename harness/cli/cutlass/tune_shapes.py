@@ -75,6 +75,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --measured: the shortlist csv (e.g. spaces/tune_shapes_eval.shortlist.csv)",
     )
+    parser.add_argument(
+        "--measured-out",
+        type=Path,
+        default=None,
+        metavar="DIR",
+        help="with --measured: also write per_shape.csv and k_curve.png (the plot extra) here",
+    )
     parser.add_argument("--hardware", default=None, help="with --report: hardware descriptor")
     parser.add_argument("--seed", type=int, default=0, help="with --report: training seed")
 
@@ -173,4 +180,16 @@ def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> li
         curve = measured_curve(table, short, protocol=protocol)
     except ValueError as exc:
         raise UsageError(f"{folder}: {exc}") from None
-    return render_measured(curve)
+    lines = render_measured(curve)
+    if args.measured_out is not None:
+        out: Path = args.measured_out
+        check_output(out / "per_shape.csv", option="--measured-out")
+        write_text_atomic(out / "per_shape.csv", curve.per_shape.to_csv(index=False))
+        lines.append(f"wrote {out / 'per_shape.csv'}")
+        try:
+            from evaluation.deploy.shortlist_figure import write_curve_figure
+
+            lines.append(f"wrote {write_curve_figure(curve, out / 'k_curve.png')}")
+        except ModuleNotFoundError:
+            lines.append("k_curve.png not drawn: pip install 'benchspace[plot]' for matplotlib")
+    return lines
