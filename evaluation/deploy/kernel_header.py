@@ -1,13 +1,18 @@
 """The deployment header ``include/benchspace/gemm_kernels.hh``: a dispatch tree over the shape.
 
 The header is derived from the selector on a dense sample, not from a few representative
-shapes: ``samples`` shapes drawn log-uniformly over the domain (seeded), every candidate
-scored by the selector and its score gap turned into a predicted ``T/T*`` by the selector's
-calibration (:mod:`evaluation.selector.calibration`); then a decision tree on M, N and K
-(:mod:`evaluation.deploy.dispatch_tree`) on M, N, K and their quantisation features
-(:mod:`evaluation.deploy.shape_features`) is grown best-first within a leaf budget, each leaf
-running the candidate with the best geometric mean of predicted throughput over its samples.
-Nothing is measured here; the header says which selector chose it.
+shapes: ``samples`` shapes drawn log-uniformly over the domain (seeded), each candidate's score
+gap turned into a predicted ``T/T*`` by the selector's calibration
+(:mod:`evaluation.selector.calibration`). Scoring every candidate at every shape is what
+costs (8,126 candidates for a v2-trained selector), so the candidates are narrowed first: the
+first ``pilot`` shapes are scored over the whole pool, and only the union of their ``narrow``
+best candidates each is scored at the rest (a candidate's score does not depend on the
+others). Then a decision tree on M, N, K and features of the tile grid
+(:mod:`evaluation.deploy.shape_features`) is grown (:mod:`evaluation.deploy.dispatch_tree`:
+Gini splits on the shapes' soft preferences, grown past the leaf budget and pruned back by
+the leaves' regret against ``select``), each leaf running the candidate with the least log
+regret over its shapes plus a penalty on regret beyond ``tail``. Nothing is measured here; the
+header says which selector chose it.
 
 ``cublas`` is a dispatch choice too: a leaf names it when the selector carries same-round
 cuBLAS measurements (dataset v2) for shapes in that leaf and cuBLAS was ahead of the
@@ -31,7 +36,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation.cutlass.driver_csv import RASTERS
-from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, grow_tree, relabel
+from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, LeafCost, grow_tree, relabel
 from evaluation.deploy.select import score_matrix
 from evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
 from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
@@ -48,9 +53,7 @@ DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"
 ENV_SUFFIX = "GEMM_KERNEL"
 CUBLAS = "cublas"
 """The pseudo-kernel: dispatch to cuBLAS instead of a CUTLASS kernel."""
-DEFAULT_LEAVES = 256
-SHORTLIST = 8
-"""Candidates kept per sampled shape (its best predicted) when growing the tree."""
+DEFAULT_LEAVES = 512
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -63,14 +66,27 @@ class GemmHeaderSpec:
     guard: str | None = None
     max_leaves: int = DEFAULT_LEAVES
     """The size budget: leaves of the dispatch tree (each one table row)."""
-    samples: int = 8000
+    samples: int = 32000
+    """Shapes the tree is grown on."""
+    pilot: int = 4000
+    """The first ``pilot`` of them are scored over every candidate, to narrow the rest."""
+    narrow: int = 3
+    """Candidates kept: the union of each pilot shape's ``narrow`` best predicted."""
     seed: int = 0
     domain: ShapeDomain = field(default_factory=ShapeDomain)
     edges_per_octave: int = 4
     min_samples: int = 4
     """Fewest sampled shapes a leaf may hold."""
     quantised: bool = True
-    """Let nodes test the padding and wave features too, not only M, N and K."""
+    """Let nodes test the padding, tile and wave features too, not only M, N and K."""
+    temperature: float = 0.02
+    """Of the soft preferences the splits separate (log units of predicted throughput)."""
+    overgrow: int = 4
+    """Grow this many times the leaf budget, then prune back."""
+    tail: float = 0.03
+    """Regret past which a leaf's choice is penalised ..."""
+    tail_weight: float = 3.0
+    """... with this weight on top of the log regret itself."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -138,6 +154,31 @@ def predicted_log_y(selector: DeployedSelector, scores: np.ndarray) -> np.ndarra
     return np.asarray(np.log(np.clip(y, Y_FLOOR, 1.0)), dtype=np.float64)
 
 
+def narrowed_log_y(
+    selector: DeployedSelector,
+    shapes: np.ndarray,
+    pilot: int,
+    narrow: int,
+    layout: str | None = None,
+) -> tuple[pd.DataFrame, np.ndarray, np.ndarray]:
+    """The pool, the pool columns kept and ``log y`` of every shape over them.
+
+    The first ``pilot`` shapes are scored over the whole pool; the columns kept are the union
+    of their ``narrow`` best each; the other shapes are scored on those columns only. ``log y``
+    is relative to the best kept column of each shape.
+    """
+    tuples = shape_tuples(shapes)
+    pool, scores = score_matrix(selector, tuples[:pilot], layout)
+    # Rounded so that the last bits of the booster's float arithmetic cannot flip a choice.
+    first = np.round(predicted_log_y(selector, scores), 6)
+    columns = np.unique(np.argsort(-first, axis=1, kind="stable")[:, :narrow])
+    parts = [scores[:, columns]]
+    if len(tuples) > pilot:
+        parts.append(score_matrix(selector, tuples[pilot:], layout, columns=columns)[1])
+    logy = np.round(predicted_log_y(selector, np.vstack(parts)), 6)
+    return pool, columns, logy
+
+
 def _origin(selector: DeployedSelector) -> str:
     trained = selector.trained_on
     return (
@@ -176,24 +217,30 @@ def choose_dispatch(
     enum, so that an A/B test through the override can name them, without being chosen.
     """
     spec = spec or GemmHeaderSpec()
-    if spec.max_leaves < 1 or spec.samples < 1 or spec.min_samples < 1:
+    if min(spec.max_leaves, spec.samples, spec.pilot, spec.narrow, spec.min_samples) < 1:
         raise HeaderError(
-            f"{spec.path}: leaves {spec.max_leaves}, samples {spec.samples} and min samples "
-            f"{spec.min_samples} must be positive"
+            f"{spec.path}: leaves {spec.max_leaves}, samples {spec.samples}, pilot "
+            f"{spec.pilot}, narrow {spec.narrow} and min samples {spec.min_samples} must be "
+            "positive"
         )
     shapes = sample_shapes(spec.domain, spec.samples, spec.seed)
-    pool, scores = score_matrix(selector, shape_tuples(shapes), layout)
-    # Rounded so that the last bits of the booster's float arithmetic cannot flip a choice.
-    logy = np.round(predicted_log_y(selector, scores), 6)
-    shortlist = np.argsort(-logy, axis=1, kind="stable")[:, :SHORTLIST]
-    columns = np.unique(shortlist)
+    pool, columns, logy = narrowed_log_y(selector, shapes, spec.pilot, spec.narrow, layout)
     sms = selector.hardware.sms
     features = shape_features(spec.domain, sms, spec.edges_per_octave)
     if not spec.quantised:
         features = features[:3]
     edges = [np.asarray(f.edges, dtype=np.int64) for f in features]
     matrix = feature_matrix(shapes, sms)[:, : len(features)]
-    tree = grow_tree(matrix, logy[:, columns], edges, spec.max_leaves, spec.min_samples)
+    tree = grow_tree(
+        matrix,
+        logy,
+        edges,
+        spec.max_leaves,
+        spec.min_samples,
+        temperature=spec.temperature,
+        overgrow=spec.overgrow,
+        cost=LeafCost(tail=-float(np.log1p(-spec.tail)), weight=spec.tail_weight),
+    )
     candidate = [
         GemmChoice(kernel=str(kernel), raster=str(raster), swizzle=int(swizzle))
         for kernel, raster, swizzle in zip(
@@ -207,7 +254,7 @@ def choose_dispatch(
     if runners_up > 0:
         leaf_of = tree.leaf_of(matrix)
         for node in {int(v) for v in leaf_of}:
-            total = logy[leaf_of == node][:, columns].sum(axis=0)
+            total = logy[leaf_of == node].sum(axis=0)
             order = np.argsort(-total, kind="stable")[: 1 + runners_up]
             kernels.update(candidate[int(c)].kernel for c in order)
     chosen_layout = str(pool["layout"].iloc[0])
@@ -303,14 +350,16 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
     )
     d = spec.domain
     overview = (
-        f"A decision tree on M, N, K and their padding to tile multiples and tile counts per wave "
-        f"({len(dispatch.tree.leaves)} leaves, budget "
-        f"{spec.max_leaves}) grown on {spec.samples} shapes drawn log-uniformly in "
-        f"[{d.low}, {d.high}] (multiples of {d.align}, seed {spec.seed}); each leaf runs the "
-        "candidate with the best geometric mean of the selector's predicted throughput over "
-        "its shapes. Nothing in this tree was measured at those shapes. `cublas` means: call "
-        "cuBLAS instead of a CUTLASS kernel; a leaf names it only where cuBLAS, timed in the "
-        "same rounds as the kernels, beat the selector's pick "
+        "A decision tree on M, N, K, their padding to tile multiples, tile and wave counts and "
+        f"output area ({len(dispatch.tree.leaves)} leaves, budget {spec.max_leaves}) grown on "
+        f"{spec.samples} shapes drawn log-uniformly in [{d.low}, {d.high}] (multiples of "
+        f"{d.align}, seed {spec.seed}), split where the selector's preferred candidates change "
+        "and pruned back by the regret against the selector's own choice; each leaf runs the "
+        "candidate with the least log regret in the selector's predicted throughput over its "
+        f"shapes, regret beyond {100 * spec.tail:g} % weighted {spec.tail_weight:g} times more. "
+        "Nothing in this tree was measured at those shapes. `cublas` means: call cuBLAS "
+        "instead of a CUTLASS kernel; a leaf names it only where cuBLAS, timed in the same "
+        "rounds as the kernels, beat the selector's pick "
         f"({dispatch.cublas_leaves} leaves here). Override: {env}=<kernel name> (or cublas) "
         "selects that entry for every shape; anything else keeps the compiled choice. "
         "`benchspace cutlass header --check` reports the regret against the selector."

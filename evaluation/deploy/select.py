@@ -145,22 +145,32 @@ def rank_shapes(
     return rows[keep].reset_index(drop=True)
 
 
+CHUNK_ROWS = 256 * 650
+"""(shape, candidate) rows scored at a time: 256 shapes of the v1 selector's 650 candidates,
+about 20 of a v2 selector's 8,126, so that the feature frame stays small either way."""
+
+
 def score_matrix(
     selector: DeployedSelector,
     shapes: Sequence[tuple[int, int, int]],
     layout: str | None = None,
-    chunk: int = 256,
+    chunk_rows: int = CHUNK_ROWS,
+    columns: Sequence[int] | np.ndarray | None = None,
 ) -> tuple[pd.DataFrame, np.ndarray]:
     """The candidate pool and its scores, one row per shape and one column per candidate.
 
-    Scores ``chunk`` shapes at a time so that the feature frame stays small.
+    ``columns``: score only these candidates of the pool (the matrix has one column each, in
+    that order; the pool returned is still the whole pool). Each candidate's score depends on
+    its own features only, so a column scores the same alone as among all.
     """
     pool = candidate_pool(selector, layout)
-    out = np.empty((len(shapes), len(pool)), dtype=np.float64)
-    for start in range(0, len(shapes), chunk):
-        part = list(shapes[start : start + chunk])
-        rows = _scored(selector, pool, part)
-        out[start : start + len(part)] = rows["score"].to_numpy().reshape(len(part), len(pool))
+    scored = pool if columns is None else pool.iloc[np.asarray(columns)].reset_index(drop=True)
+    step = max(1, chunk_rows // max(len(scored), 1))
+    out = np.empty((len(shapes), len(scored)), dtype=np.float64)
+    for start in range(0, len(shapes), step):
+        part = list(shapes[start : start + step])
+        rows = _scored(selector, scored, part)
+        out[start : start + len(part)] = rows["score"].to_numpy().reshape(len(part), len(scored))
     return pool, out
 
 

@@ -57,6 +57,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"shapes the tree is grown on (default: {DEFAULTS.samples})",
     )
     parser.add_argument(
+        "--pilot",
+        type=int,
+        default=DEFAULTS.pilot,
+        help="of those, the first shapes scored over every candidate to narrow the rest "
+        f"(default: {DEFAULTS.pilot}; fewer for a selector with thousands of candidates)",
+    )
+    parser.add_argument(
+        "--narrow",
+        type=int,
+        default=DEFAULTS.narrow,
+        help="candidates kept: the union of each pilot shape's best this many "
+        f"(default: {DEFAULTS.narrow})",
+    )
+    parser.add_argument(
         "--check",
         action="store_true",
         help="also report the header's regret against select on a fresh sample (writes "
@@ -149,12 +163,19 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
 
 def run(args: argparse.Namespace) -> int:
     """Grow the tree, write the header (unless only checking), optionally check it."""
-    if (args.leaves is not None and args.leaves < 1) or args.samples < 1 or args.check_samples < 1:
-        raise UsageError("--leaves, --samples and --check-samples must be at least 1")
+    counts = (args.samples, args.pilot, args.narrow, args.check_samples)
+    if (args.leaves is not None and args.leaves < 1) or min(counts) < 1:
+        raise UsageError(
+            "--leaves, --samples, --pilot, --narrow and --check-samples must be at least 1"
+        )
     space = load_space(args.space) if args.space else None
     spec = spec_from_space(space) if space is not None else GemmHeaderSpec()
     spec = dataclasses.replace(
-        spec, max_leaves=args.leaves or spec.max_leaves, samples=args.samples
+        spec,
+        max_leaves=args.leaves or spec.max_leaves,
+        samples=args.samples,
+        pilot=args.pilot,
+        narrow=args.narrow,
     )
     if args.from_profile:
         if args.check:

@@ -17,9 +17,12 @@ from evaluation.deploy.kernel_header import (
     CUBLAS,
     GemmHeaderSpec,
     choose_dispatch,
+    narrowed_log_y,
+    predicted_log_y,
     render_gemm_header,
 )
 from evaluation.deploy.select import score_matrix
+from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
 from evaluation.selector.model_file import DeployedSelector, load_selector
 from harness.cli import main
 from harness.errors import UsageError
@@ -129,3 +132,30 @@ def test_select_names_cublas_where_same_round_evidence_is_near(
         "  cublas: at 8192x8192x8192 (log2 distance 0.42) cuBLAS ran 600.0 TFLOP/s against the "
         "pick's 500.0, timed in the same rounds: dispatch to cublas instead"
     )
+
+
+def test_narrowing_scores_the_kept_candidates_as_the_whole_pool_does(
+    selector: DeployedSelector,
+) -> None:
+    shapes = sample_shapes(ShapeDomain(), 60, 3)
+    pool, full = score_matrix(selector, shape_tuples(shapes))
+    _, part = score_matrix(selector, shape_tuples(shapes), columns=[5, 0, 2])
+    np.testing.assert_array_equal(part, full[:, [5, 0, 2]])
+    pool2, columns, logy = narrowed_log_y(selector, shapes, pilot=20, narrow=2)
+    assert len(pool2) == len(pool) and logy.shape == (60, len(columns))
+    # The kept columns: the union of the pilot shapes' two best predicted (ties in pool
+    # order); each row relative to its best kept column.
+    first = np.round(predicted_log_y(selector, full[:20]), 6)
+    best_two = np.argsort(-first, axis=1, kind="stable")[:, :2]
+    assert set(columns.tolist()) == set(best_two.ravel().tolist())
+    np.testing.assert_allclose(logy.max(axis=1), 0.0, atol=1e-6)
+    np.testing.assert_allclose(logy, predicted_log_y(selector, full[:, columns]), atol=1e-6)
+
+
+def test_a_narrowed_tree_needs_no_more_than_its_pilot(selector: DeployedSelector) -> None:
+    narrowed = choose_dispatch(selector, dataclasses.replace(SPEC, pilot=100, narrow=2))
+    whole = choose_dispatch(selector, SPEC)
+    assert len(narrowed.tree.leaves) <= 12
+    a = check_header(selector, narrowed, 200, 5).predicted.mean
+    b = check_header(selector, whole, 200, 5).predicted.mean
+    assert a <= b + 0.02  # a close call either way: narrowing loses next to nothing
