@@ -12,7 +12,9 @@ timed in the same interleaved rounds as the kernels. Nothing is measured here.
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
@@ -21,7 +23,8 @@ from evaluation.cutlass.driver_csv import KernelRunConfig
 from evaluation.cutlass.space import DRIVER
 from evaluation.deploy.select import rank_shapes, top_choices
 from evaluation.selector.model_file import DeployedSelector
-from harness.errors import UsageError
+from harness.errors import BenchspaceError, UsageError
+from harness.files import read_text
 
 BENCH = "gemm_tune_shapes"
 CUBLAS_HEURISTIC = "cublas:heuristic"
@@ -129,3 +132,26 @@ def shortlist_space(
         ],
         "spaces": [bench],
     }
+
+
+SHORTLIST_COLUMNS = ("M", "N", "K", "rank", "config")
+
+
+def read_shortlist(path: str | Path) -> pd.DataFrame:
+    """A ``<stem>.shortlist.csv`` that :func:`shortlist` wrote (one line naming the file and the
+    fix when it is not one)."""
+    text = read_text(path, kind="shortlist csv")
+    try:
+        short = pd.read_csv(io.StringIO(text))
+    except (ValueError, pd.errors.ParserError) as exc:
+        raise BenchspaceError(f"{path}: not a shortlist csv ({exc})") from None
+    need = set(SHORTLIST_COLUMNS) - set(short.columns)
+    if need:
+        raise BenchspaceError(
+            f"{path}: lacks the columns {', '.join(sorted(need))}; pass the "
+            "<stem>.shortlist.csv that tune-shapes wrote"
+        )
+    if not pd.api.types.is_integer_dtype(short["rank"]):
+        raise BenchspaceError(f"{path}: the rank column is not whole numbers; pass the "
+                              "<stem>.shortlist.csv that tune-shapes wrote")  # fmt: skip
+    return short

@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from evaluation.deploy.shortlist_study import Protocol
+from evaluation.study.summary_v2 import geomean
 
 HEURISTIC = "cublas:heuristic"
 MEASURED_KS: tuple[int, ...] = (1, 2, 4, 8)
@@ -129,10 +130,6 @@ def measured_curve(
     if per_shape.empty:
         raise ValueError("no evaluation shape of the dataset timed its shortlist in a sweep")
 
-    def gm(values: pd.Series) -> float:
-        v = values.dropna().to_numpy(float)
-        return float(np.exp(np.log(v).mean())) if len(v) else float("nan")
-
     out = []
     for k in ks:
         r = per_shape[f"regret_k{k}"].dropna()
@@ -145,10 +142,10 @@ def measured_curve(
                 p95=float(r.quantile(0.95)),
                 max=float(r.max()),
                 hit=float((r <= 0.005).mean()),
-                vs_cublas=gm(per_shape[f"vs_cublas_k{k}"]),
+                vs_cublas=geomean(per_shape[f"vs_cublas_k{k}"]),
                 ahead=float((per_shape[f"vs_cublas_k{k}"].dropna() > 1.0).mean()),
                 with_cublas=(float(w.mean()), float(w.quantile(0.95)), float(w.max())),
-                with_cublas_vs=gm(per_shape[f"with_cublas_vs_k{k}"]),
+                with_cublas_vs=geomean(per_shape[f"with_cublas_vs_k{k}"]),
                 gpu_s=tune_s[k],
             )
         )
@@ -156,7 +153,7 @@ def measured_curve(
         shapes=len(per_shape),
         rows=tuple(out),
         exhaustive_s=exhaustive_s,
-        oracle_vs_cublas=gm(per_shape["oracle_vs_cublas"]),
+        oracle_vs_cublas=geomean(per_shape["oracle_vs_cublas"]),
         missing=missing,
         per_shape=per_shape,
         protocol=protocol,

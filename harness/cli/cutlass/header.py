@@ -122,8 +122,6 @@ def _output(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None)
 
 def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> int:
     """The header from measured winners; one line per shape."""
-    import pandas as pd
-
     from evaluation.cutlass.hardware import load_hardware
     from evaluation.deploy.measured_header import (
         dispatch_hits,
@@ -132,6 +130,7 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         restrict_to_top,
         shape_summary,
     )
+    from evaluation.deploy.shortlist import read_shortlist
     from evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
     from harness.profiles.read import load_profile
 
@@ -141,7 +140,7 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         raise UsageError("--topk needs --shortlist (the tune-shapes <stem>.shortlist.csv)")
     full = shape_summary(table)
     if args.shortlist:
-        short = pd.read_csv(args.shortlist)
+        short = read_shortlist(args.shortlist)
         table = restrict_to_top(table, short, args.topk or int(short["rank"].max()))
     hw = load_hardware(args.hardware)
     origin = f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})" + (

@@ -153,27 +153,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> list[str]:
-    import io
-
-    import pandas as pd
-
     from evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+    from evaluation.deploy.shortlist import read_shortlist
     from evaluation.deploy.shortlist_format import render_measured
     from evaluation.deploy.shortlist_measured import measured_curve
     from evaluation.deploy.shortlist_study import Protocol
-    from harness.files import read_text
 
-    text = read_text(shortlist_csv, kind="shortlist csv")
-    try:
-        short = pd.read_csv(io.StringIO(text))
-    except (ValueError, pd.errors.ParserError) as exc:
-        raise UsageError(f"{shortlist_csv}: not a shortlist csv ({exc})") from None
-    need = {"M", "N", "K", "rank", "config"} - set(short.columns)
-    if need:
-        raise UsageError(
-            f"{shortlist_csv}: lacks the columns {', '.join(sorted(need))}; pass the "
-            "<stem>.shortlist.csv that tune-shapes wrote"
-        )
+    short = read_shortlist(shortlist_csv)
     table = per_config(load_dataset_v2(folder).rounds)
     protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
     try:

@@ -96,3 +96,26 @@ def test_the_curve_is_drawn_with_its_per_shape_table(tmp_path: __import__("pathl
     curve = measured_curve(table, SHORT, ks=(1, 2))
     path = write_curve_figure(curve, tmp_path / "f" / "k_curve.png")
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_csv_that_is_not_a_shortlist_is_one_line(
+    tmp_path: __import__("pathlib").Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Both readers of a shortlist (the measured curve and the header from a profile)."""
+    from harness.cli import main
+
+    bad = tmp_path / "short.csv"
+    bad.write_text("M,N\n1,2\n")
+    profile = ROOT / "evaluation" / "data" / "h200" / "tune_shapes" / "llm" / "profile.json"
+    out = tmp_path / "h.hh"
+    argv = ["cutlass", "header", "--from-profile", str(profile), "--shortlist", str(bad),
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 1
+    assert capsys.readouterr().err == (
+        f"error: {bad}: lacks the columns K, config, rank; pass the <stem>.shortlist.csv that "
+        "tune-shapes wrote\n"
+    )
+    assert not out.exists()
+    argv = ["cutlass", "tune-shapes", "--measured", str(COMMITTED), "--shortlist", str(bad)]
+    assert main(argv) == 1
+    assert "lacks the columns K, config, rank" in capsys.readouterr().err
