@@ -187,14 +187,15 @@ def align_runs(table: pd.DataFrame) -> pd.DataFrame:
     """Put every run of a shape on the clock of its largest run, for pooling across runs.
 
     Ratios inside a run are fair as measured; rows of *different* runs of one shape (calls on
-    other days, other clocks: the same configurations ran 7 % faster in one call than in
-    another) are not comparable as they stand. Each further run is scaled by the median ``ms``
-    ratio of the cuBLASLt configurations (``cublas:heuristic``, ``cublas:algo<i>``) both runs
-    timed, at least :data:`MIN_SHARED`. cuBLASLt is the anchor because every run times it and
-    no run chose it: the kernels a knob sweep re-times were picked as the fastest of a noisy
-    pass, so their first times read low (anchoring on them would carry that selection bias
-    into every later run). A run sharing too few stays as measured. ``table`` is
-    :func:`per_config`'s; ``ms`` and ``tflops`` are rescaled and ``clock_scale`` says how much.
+    other days, other clocks: the knob-sweep runs of c1-c4 ran 8 % slower than their own
+    exhaustive runs, by their cuBLASLt rows) are not comparable as they stand. Each further
+    run is scaled by the median ``ms`` ratio of the cuBLASLt configurations
+    (``cublas:heuristic``, ``cublas:algo<i>``) both runs timed, at least :data:`MIN_SHARED`.
+    cuBLASLt is the anchor because every run times it and no run chose it: the kernels a knob
+    sweep re-times were picked as the fastest of a noisy pass, so their first times read low
+    (anchoring on them would carry that selection bias into every later run). A run sharing
+    too few stays as measured. ``table`` is :func:`per_config`'s; ``ms`` and ``tflops`` are
+    rescaled and ``clock_scale`` says by how much.
     """
     out = table.copy()
     out["clock_scale"] = 1.0

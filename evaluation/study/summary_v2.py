@@ -15,13 +15,13 @@ rounds), each timed as its median over rounds; a ratio above 1 means CUTLASS is 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset_v2 import HEURISTIC, DatasetV2, per_config
+from evaluation.cutlass.dataset_v2 import HEURISTIC, DatasetV2, align_runs, per_config
 
 CLASS_GROUPS: tuple[str, ...] = (
     "square",
@@ -53,6 +53,10 @@ class SummaryV2:
     shapes: pd.DataFrame
     by_class: pd.DataFrame
     training: pd.DataFrame
+    between_calls: dict[str, dict[str, float]] = field(default_factory=dict)
+    """Per sweep pass (``k``, ``y``) of the evaluation shapes: ``speed``, the run's speed
+    against its shape's exhaustive run by their cuBLASLt rows (:func:`align_runs`: geometric
+    mean, p5, p95), and ``oracle_vs_heuristic`` inside that pass's latest runs (geomean)."""
 
 
 def _best(frame: pd.DataFrame) -> tuple[float, str]:
@@ -163,6 +167,33 @@ def by_class(shapes: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def between_calls(ev: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """How the sweep passes of the evaluation shapes compare with their exhaustive runs when
+    timed in other runs or calls (``ev``: :func:`per_config` of the evaluation rounds)."""
+    scaled = align_runs(ev)
+    out: dict[str, dict[str, float]] = {}
+    for tag in ("k", "y"):
+        runs = scaled[scaled["pass"] == tag]
+        if runs.empty:
+            continue
+        latest = runs[runs["call"] == runs.groupby(["M", "N", "K"])["call"].transform("max")]
+        speed = latest.groupby("run")["clock_scale"].first()
+        ratios = []
+        for _, frame in latest.groupby("run"):
+            heur = frame.loc[frame["config"] == HEURISTIC, "ms"]
+            kern = frame.loc[~frame["cublas"], "ms"]
+            if len(heur) and len(kern):
+                ratios.append(float(heur.iloc[0]) / float(kern.min()))
+        out[tag] = {
+            "runs": float(len(speed)),
+            "speed": geomean(speed),
+            "speed_p5": float(speed.quantile(0.05)),
+            "speed_p95": float(speed.quantile(0.95)),
+            "oracle_vs_heuristic": geomean(pd.Series(ratios, dtype=float)),
+        }
+    return out
+
+
 def summarise_v2(dataset: DatasetV2, shapes_file: Path | None = None) -> SummaryV2:
     """The fair summary of a v2 dataset."""
     r = dataset.rounds
@@ -199,6 +230,7 @@ def summarise_v2(dataset: DatasetV2, shapes_file: Path | None = None) -> Summary
     return SummaryV2(
         counts=counts,
         noise=noise,
+        between_calls=between_calls(ev),
         shapes=table.sort_values(["M", "N", "K"]) if len(table) else table,
         by_class=by_class(table) if len(table) else pd.DataFrame(),
         training=training,

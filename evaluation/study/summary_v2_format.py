@@ -40,6 +40,18 @@ def render_summary_v2(summary: SummaryV2, title: str) -> str:
             f"geometric mean {n['geomean']:.3f}, p5 {n['p5']:.3f}, p95 {n['p95']:.3f}; a best of "
             "N noisy timings (best-of-N, the oracle) reads a few % high on noise alone",
         ]
+    if summary.between_calls:
+        lines += [
+            "",
+            "sweep runs against their shape's exhaustive run (speed = the exhaustive run's ms over "
+            "the sweep's, by their cuBLASLt rows; < 1: the sweep ran slower):",
+        ]
+        for tag, b in summary.between_calls.items():
+            lines.append(
+                f"  pass {tag}: {b['runs']:.0f} runs, speed {b['speed']:.3f} (p5 "
+                f"{b['speed_p5']:.3f}, p95 {b['speed_p95']:.3f}), oracle / heuristic inside them "
+                f"{b['oracle_vs_heuristic']:.3f}"
+            )
     if not summary.by_class.empty:
         lines += [
             "",

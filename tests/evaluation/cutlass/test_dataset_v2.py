@@ -114,6 +114,10 @@ def test_a_later_topup_is_the_sweep_and_counts_the_new_kernels(tmp_path: Path) -
     assert row["oracle_vs_best_of_n"] == pytest.approx(0.027 / 0.015)
     assert row["default_vs_heuristic"] == pytest.approx(0.03 / 0.015)
     assert row["knob_gain"] == pytest.approx(1.0)
+    # Two shared cuBLASLt rows are too few to put y on x's clock: its speed stays 1.
+    assert summary.between_calls["y"]["speed"] == pytest.approx(1.0)
+    assert summary.between_calls["y"]["oracle_vs_heuristic"] == pytest.approx(0.03 / 0.015)
+    assert summary.between_calls["k"]["oracle_vs_heuristic"] == pytest.approx(0.024 / 0.010)
 
 
 def test_interleaving_problems_are_named(tmp_path: Path) -> None:
