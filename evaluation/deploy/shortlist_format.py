@@ -81,6 +81,15 @@ def render_winners(summary: Sequence[ShapeWinner], hits: Sequence[bool] | None =
             f"{_ratio(w.cutlass_tflops, w.cublas_best_tflops)} |"
             + (f" {'yes' if hits[i] else 'no'} |" if hits is not None else "")
         )
+    pairs = [(w.cutlass_tflops, w.cublas_tflops) for w in summary]
+    ratios = [c / h for c, h in pairs if c > 0 and h > 0]  # nan compares false
+    if ratios:
+        mean = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        ahead = sum(r > 1.0 for r in ratios)
+        lines.append(
+            f"best CUTLASS / cuBLAS heuristic: geometric mean {mean:.3f}, CUTLASS ahead on "
+            f"{ahead} of {len(ratios)} shapes (same rounds)"
+        )
     return lines
 
 

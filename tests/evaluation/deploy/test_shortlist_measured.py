@@ -119,3 +119,19 @@ def test_a_csv_that_is_not_a_shortlist_is_one_line(
     argv = ["cutlass", "tune-shapes", "--measured", str(COMMITTED), "--shortlist", str(bad)]
     assert main(argv) == 1
     assert "lacks the columns K, config, rank" in capsys.readouterr().err
+
+
+def test_the_winners_table_ends_with_the_pick_against_cublas() -> None:
+    from evaluation.deploy.measured_header import ShapeWinner
+    from evaluation.deploy.shortlist_format import render_winners
+
+    def winner(cutlass: float, cublas: float) -> ShapeWinner:
+        return ShapeWinner(shape=(64, 64, 64), winner="k", winner_tflops=max(cutlass, cublas),
+                           cutlass="k", cutlass_tflops=cutlass, cublas_tflops=cublas,
+                           cublas_best_tflops=cublas)  # fmt: skip
+
+    lines = render_winners([winner(2.0, 1.0), winner(1.0, 2.0), winner(float("nan"), 1.0)])
+    assert lines[-1] == (
+        "best CUTLASS / cuBLAS heuristic: geometric mean 1.000, CUTLASS ahead on 1 of 2 shapes "
+        "(same rounds)"
+    )
