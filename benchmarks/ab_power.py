@@ -29,7 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.cli import main as benchspace  # noqa: E402
+from benchspace.harness.cli import main as benchspace  # noqa: E402
 
 NOISY_C = r"""
 #include <math.h>

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.profiles.read import load_profile
+from benchspace.harness.profiles.read import load_profile
 
 ROOT = Path(__file__).resolve().parent.parent
 FAKE = ROOT / "tests" / "fakes" / "fake_bench.py"
@@ -83,7 +83,8 @@ class Lab:
 
     def argv(self, jobs: int, timeout: float, store: Path | None = None) -> list[str]:
         return [
-            sys.executable, "-m", "harness.cli", "tune", "--space", str(self.root / "space.json"),
+            sys.executable, "-m", "benchspace.harness.cli", "tune",
+            "--space", str(self.root / "space.json"),
             "--build-dir", str(self.root / "build"), "--out", str(self.root / "profile.json"),
             "--store", str(store or self.store), "--timeout", f"{timeout:g}",
             "--jobs", str(jobs),

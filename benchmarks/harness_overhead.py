@@ -29,7 +29,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.cli import main as benchspace  # noqa: E402
+from benchspace.harness.cli import main as benchspace  # noqa: E402
 
 NOOP_C = r"""
 #include <stdio.h>

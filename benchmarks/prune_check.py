@@ -38,14 +38,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from harness.analysis.sensitivity import analyse_profile  # noqa: E402
-from harness.cli import main as benchspace  # noqa: E402
-from harness.plan import count_invocations  # noqa: E402
-from harness.profiles.model import BenchResult, MeasurementRow, Profile  # noqa: E402
-from harness.profiles.read import load_profile  # noqa: E402
-from harness.profiles.scoring import ratio  # noqa: E402
-from harness.spaces.load import load_space  # noqa: E402
-from harness.values import same_key  # noqa: E402
+from benchspace.harness.analysis.sensitivity import analyse_profile  # noqa: E402
+from benchspace.harness.cli import main as benchspace  # noqa: E402
+from benchspace.harness.plan import count_invocations  # noqa: E402
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow, Profile  # noqa: E402
+from benchspace.harness.profiles.read import load_profile  # noqa: E402
+from benchspace.harness.profiles.scoring import ratio  # noqa: E402
+from benchspace.harness.spaces.load import load_space  # noqa: E402
+from benchspace.harness.values import same_key  # noqa: E402
 
 
 def _resolved(entry: MeasurementRow, names: list[str]) -> dict[str, Any]:

@@ -182,7 +182,7 @@ def measure(size: int, work: Path, exe: Path) -> tuple[list[StageRun], int]:
     write_space(space, exe, size)
     profile = here / "profile.json"
     store = here / "profile.store.sqlite"
-    cli = [sys.executable, "-m", "harness.cli"]
+    cli = [sys.executable, "-m", "benchspace.harness.cli"]
     # The space and its header live in the working directory: it is the project root.
     tune = [*cli, "tune", "--space", str(space), "--root", str(here)]
     commands = {

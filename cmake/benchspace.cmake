@@ -12,7 +12,7 @@
 #     [ARGS    --include-incumbent ...])          # extra arguments of `generate`
 #
 # Regenerates OUTPUT in the build tree whenever the profile or the space changes (by running
-# generators/generate_tuning_header.py of this benchspace checkout), and compiles a
+# benchspace.generators.generate_tuning_header of this benchspace), and compiles a
 # translation unit that includes it with -Wall -Wextra -Werror (C++17), so a header that
 # does not compile fails the build. Targets that link TARGET see INCLUDE_DIR (default: the
 # directory of OUTPUT) and build after the header is generated.
@@ -20,13 +20,14 @@
 include_guard(GLOBAL)
 
 # A checkout has this file at cmake/benchspace.cmake; an installed benchspace ships it as
-# <site-packages>/harness/data/benchspace.cmake (`benchspace --cmake-path` prints where).
-if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../generators/generate_tuning_header.py")
+# <site-packages>/benchspace/harness/data/benchspace.cmake (`benchspace --cmake-path` prints
+# where). BENCHSPACE_ROOT is the folder that holds the package benchspace/.
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/../benchspace/__init__.py")
   get_filename_component(_benchspace_root "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 else()
-  get_filename_component(_benchspace_root "${CMAKE_CURRENT_LIST_DIR}/../.." ABSOLUTE)
+  get_filename_component(_benchspace_root "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
 endif()
-set(BENCHSPACE_ROOT "${_benchspace_root}" CACHE INTERNAL "benchspace checkout or site-packages")
+set(BENCHSPACE_ROOT "${_benchspace_root}" CACHE INTERNAL "the folder holding benchspace/")
 
 function(benchspace_add_tuning_header)
   cmake_parse_arguments(BS "" "TARGET;PROFILE;SPACE;OUTPUT;HEADER;INCLUDE_DIR;PYTHON" "ARGS" ${ARGN})
@@ -64,7 +65,7 @@ function(benchspace_add_tuning_header)
     OUTPUT "${output}"
     COMMAND "${CMAKE_COMMAND}" -E make_directory "${output_dir}"
     COMMAND "${CMAKE_COMMAND}" -E env "PYTHONPATH=${BENCHSPACE_ROOT}"
-            "${python}" "${BENCHSPACE_ROOT}/generators/generate_tuning_header.py"
+            "${python}" -m benchspace.generators.generate_tuning_header
             --profile "${profile}" --space "${space}" --out "${output}" ${header_args} ${BS_ARGS}
     DEPENDS ${depends}
     WORKING_DIRECTORY "${CMAKE_CURRENT_SOURCE_DIR}"

@@ -13,8 +13,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from generators.value_cells import ValueCell
-from harness.profiles.scoring import geomean
+from benchspace.generators.value_cells import ValueCell
+from benchspace.harness.profiles.scoring import geomean
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

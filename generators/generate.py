@@ -1,18 +1,24 @@
 """Generate a header from a space and a profile: check the rules, choose every value, render.
 
-Pure: the files are read by `generators.session`, written by the CLI.
+Pure: the files are read by `benchspace.generators.session`, written by the CLI.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generators.header_model import HeaderModel, Holds, Incumbents, apply_holds, choose_header
-from generators.render import Provenance, render_header
-from generators.rules import check_header_rules, incumbent_problems
-from harness.errors import HeaderError
-from harness.profiles.model import Profile
-from harness.spaces.model import Space
+from benchspace.generators.header_model import (
+    HeaderModel,
+    Holds,
+    Incumbents,
+    apply_holds,
+    choose_header,
+)
+from benchspace.generators.render import Provenance, render_header
+from benchspace.generators.rules import check_header_rules, incumbent_problems
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.spaces.model import Space
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

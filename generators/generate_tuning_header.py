@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 
-from harness.cli.generate import main
+from benchspace.harness.cli.generate import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,7 +3,7 @@
 The checked-in header of a space is its ``header.path`` resolved against the repository root:
 the nearest directory above the space file that holds ``.git`` or ``pyproject.toml``, else the
 current directory (or the root given as ``--root``). It must stay inside that root and must not
-be a symbolic link unless the caller allows it (`harness.project_paths`).
+be a symbolic link unless the caller allows it (`benchspace.harness.project_paths`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from __future__ import annotations
 import stat
 from pathlib import Path
 
-from generators.header_model import Incumbents, incumbents_from_header
-from generators.header_parse import ParsedHeader, parse_header
-from harness.errors import HeaderError
-from harness.files import read_text, write_text_atomic
-from harness.project_paths import find_project_root, inside_project
-from harness.spaces.model import Space
+from benchspace.generators.header_model import Incumbents, incumbents_from_header
+from benchspace.generators.header_parse import ParsedHeader, parse_header
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.files import read_text, write_text_atomic
+from benchspace.harness.project_paths import find_project_root, inside_project
+from benchspace.harness.spaces.model import Space
 
 
 def read_header(path: Path) -> ParsedHeader | None:

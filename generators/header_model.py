@@ -15,14 +15,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from generators.gain import Gain, bucket_gain
-from generators.header_parse import ParsedHeader
-from generators.value_cells import case_best, value_cells
-from harness.cxx_types import CxxType, cxx_type, normalise
-from harness.errors import HeaderError, json_path
-from harness.profiles.model import BenchResult, Profile
-from harness.profiles.scoring import geomean, ratio
-from harness.spaces.model import (
+from benchspace.generators.gain import Gain, bucket_gain
+from benchspace.generators.header_parse import ParsedHeader
+from benchspace.generators.value_cells import case_best, value_cells
+from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
+from benchspace.harness.errors import HeaderError, json_path
+from benchspace.harness.profiles.model import BenchResult, Profile
+from benchspace.harness.profiles.scoring import geomean, ratio
+from benchspace.harness.spaces.model import (
     Case,
     HeaderConstant,
     HeaderSource,
@@ -30,7 +30,7 @@ from harness.spaces.model import (
     Space,
     deciding_source,
 )
-from harness.values import Value
+from benchspace.harness.values import Value
 
 Origin = Literal["profile", "fallback", "incumbent", "held"]
 """Where a value came from; ``held``: a change a consumer rejected, the old value kept."""

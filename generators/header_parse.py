@@ -11,8 +11,8 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from harness.cxx_types import parse_literal
-from harness.values import Value
+from benchspace.harness.cxx_types import parse_literal
+from benchspace.harness.values import Value
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _DECL = re.compile(

@@ -13,9 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from generators.header_parse import ParsedConstant, ParsedHeader
-from harness.errors import HeaderError
-from harness.review_doc import review_changes
+from benchspace.generators.header_parse import ParsedConstant, ParsedHeader
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.review_doc import review_changes
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

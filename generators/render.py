@@ -15,9 +15,9 @@ from typing import Any
 
 import jinja2
 
-from generators.gain import Gain
-from generators.header_model import ConstantChoice, HeaderModel
-from harness.cxx_types import (
+from benchspace.generators.gain import Gain
+from benchspace.generators.header_model import ConstantChoice, HeaderModel
+from benchspace.harness.cxx_types import (
     CxxType,
     check_comment,
     check_env_name,
@@ -26,7 +26,7 @@ from harness.cxx_types import (
     literal,
     range_literals,
 )
-from harness.errors import HeaderError
+from benchspace.harness.errors import HeaderError
 
 TEMPLATE = "tuning_params.hh.j2"
 _WIDTH = 88  # comment lines, "// " included

@@ -21,9 +21,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from generators.gain import noise as _noise
-from generators.gain import speedup as _speedup
-from generators.header_model import (
+from benchspace.generators.gain import noise as _noise
+from benchspace.generators.gain import speedup as _speedup
+from benchspace.generators.header_model import (
     BucketChoice,
     Origin,
     choose_header,
@@ -32,14 +32,20 @@ from generators.header_model import (
     pre_tune_cases,
     pre_tuned,
 )
-from generators.header_parse import ParsedHeader
-from generators.value_cells import ValueCell, value_cells
-from harness.cxx_types import CxxType, env_text, literal, normalise
-from harness.errors import HeaderError
-from harness.profiles.model import Profile
-from harness.profiles.scoring import geomean
-from harness.spaces.model import Case, HeaderConstant, HeaderSource, Space, deciding_source
-from harness.values import Value
+from benchspace.generators.header_parse import ParsedHeader
+from benchspace.generators.value_cells import ValueCell, value_cells
+from benchspace.harness.cxx_types import CxxType, env_text, literal, normalise
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.scoring import geomean
+from benchspace.harness.spaces.model import (
+    Case,
+    HeaderConstant,
+    HeaderSource,
+    Space,
+    deciding_source,
+)
+from benchspace.harness.values import Value
 
 FLAGS: dict[str, str] = {
     "incumbent-not-measured": "incumbent not measured",

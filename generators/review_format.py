@@ -11,10 +11,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from generators.review import FLAGS, CaseEvidence, Change, Kept, Review
-from harness.jsonio import dumps
-from harness.review_doc import REVIEW_FORMAT, REVIEW_VERSION
-from harness.values import Value
+from benchspace.generators.review import FLAGS, CaseEvidence, Change, Kept, Review
+from benchspace.harness.jsonio import dumps
+from benchspace.harness.review_doc import REVIEW_FORMAT, REVIEW_VERSION
+from benchspace.harness.values import Value
 
 KEPT = "kept: within noise"
 """How reports say that an incumbent was kept over a challenger that won within noise."""

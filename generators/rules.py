@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import dataclasses
 
-from generators.header_model import Incumbents, constant_type
-from harness.cxx_types import CxxType, normalise
-from harness.errors import json_path
-from harness.spaces.model import Bench, Case, Space, deciding_source
-from harness.values import Value
+from benchspace.generators.header_model import Incumbents, constant_type
+from benchspace.harness.cxx_types import CxxType, normalise
+from benchspace.harness.errors import json_path
+from benchspace.harness.spaces.model import Bench, Case, Space, deciding_source
+from benchspace.harness.values import Value
 
 
 def case_grid(bench: Bench, case: Case, param: str) -> tuple[Value | None, ...]:

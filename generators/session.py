@@ -9,26 +9,26 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from generators.generate import GeneratedHeader, generate_header
-from generators.header_io import (
+from benchspace.generators.generate import GeneratedHeader, generate_header
+from benchspace.generators.header_io import (
     checked_in_incumbents,
     default_header_path,
     display_path,
     read_header,
 )
-from generators.header_model import Holds, Incumbents, incumbents_from_header
-from generators.header_parse import ParsedHeader
-from generators.render import Provenance
-from generators.rules import add_incumbents, check_header_rules
-from harness import __version__
-from harness.errors import HeaderError
-from harness.files import read_json
-from harness.profiles.model import Profile
-from harness.profiles.read import load_profile
-from harness.review_doc import review_changes
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
-from harness.values import Value
+from benchspace.generators.header_model import Holds, Incumbents, incumbents_from_header
+from benchspace.generators.header_parse import ParsedHeader
+from benchspace.generators.render import Provenance
+from benchspace.generators.rules import add_incumbents, check_header_rules
+from benchspace.harness import __version__
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.files import read_json
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.review_doc import review_changes
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
+from benchspace.harness.values import Value
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from harness.measurement import Value
-from harness.profiles.model import MeasurementRow
-from harness.profiles.scoring import better
+from benchspace.harness.measurement import Value
+from benchspace.harness.profiles.model import MeasurementRow
+from benchspace.harness.profiles.scoring import better
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

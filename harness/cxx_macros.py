@@ -10,7 +10,11 @@ import importlib.resources
 @functools.cache
 def cxx_macros() -> frozenset[str]:
     """Macros g++ predefines or the generated headers' includes define."""
-    text = importlib.resources.files("harness").joinpath("data/cxx_macros.txt").read_text("utf-8")
+    text = (
+        importlib.resources.files("benchspace.harness")
+        .joinpath("data/cxx_macros.txt")
+        .read_text("utf-8")
+    )
     return frozenset(
         line.strip() for line in text.splitlines() if line.strip() and not line.startswith("#")
     )

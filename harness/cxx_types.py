@@ -12,8 +12,8 @@ import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from harness.cxx_macros import cxx_macros
-from harness.values import Value, order_key
+from benchspace.harness.cxx_macros import cxx_macros
+from benchspace.harness.values import Value, order_key
 
 Kind = Literal["int", "bool", "enum", "real"]
 

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.errors import BenchspaceError
+from benchspace.harness.errors import BenchspaceError
 
 Error = type[BenchspaceError]
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness import files
+from benchspace.harness import files
 
 WIDTH = 100
 """A container whose one-line form fits in this many columns (indent included) is written on

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
-from harness.values import Value as Value  # re-exported: many readers name it here
+from benchspace.harness.values import Value as Value  # re-exported: many readers name it here
 
 Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable"]
 STATUSES: tuple[Status, ...] = (

@@ -18,8 +18,8 @@ import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from harness.spaces.model import Bench, Case, count_invocations
-from harness.values import ParamValue, exact_key, order_key
+from benchspace.harness.spaces.model import Bench, Case, count_invocations
+from benchspace.harness.values import ParamValue, exact_key, order_key
 
 # Re-exported: the count is the space's (plans match it), the value type is harness.values'.
 __all__ = ["ParamValue", "count_invocations"]

@@ -14,7 +14,7 @@ import argparse
 import os
 from pathlib import Path
 
-from harness.errors import PathError
+from benchspace.harness.errors import PathError
 
 MARKERS = (".git", "pyproject.toml")
 ALLOW_OPTION = "--allow-outside-root"

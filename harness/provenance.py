@@ -8,7 +8,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from harness import __version__
+from benchspace.harness import __version__
 
 
 def _run(argv: list[str], cwd: Path | None = None) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness.errors import HeaderError
+from benchspace.harness.errors import HeaderError
 
 REVIEW_FORMAT = "benchspace-review"
 REVIEW_VERSION = 1

@@ -20,9 +20,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from harness.errors import ProfileError
-from harness.measurement import STATUSES, Measurement, Status
-from harness.store_check import (
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.measurement import STATUSES, Measurement, Status
+from benchspace.harness.store_check import (
     STORE_FORMAT,
     STORE_VERSION,
     check_store,

@@ -19,7 +19,7 @@ import urllib.parse
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from harness.errors import ProfileError
+from benchspace.harness.errors import ProfileError
 
 STORE_FORMAT = "benchspace-store"
 STORE_VERSION = 1

@@ -14,6 +14,6 @@ if __name__ == "__main__":
         from pathlib import Path
 
         sys.path[0] = str(Path(__file__).resolve().parent.parent)
-    from harness.cli import main
+    from benchspace.harness.cli import main
 
     sys.exit(main(["tune", *sys.argv[1:]]))

@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.batches import KernelBatch
-from harness.errors import BenchspaceError
-from harness.files import read_object
-from harness.jsonio import write_text_atomic
+from benchspace.evaluation.cutlass.batches import KernelBatch
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.files import read_object
+from benchspace.harness.jsonio import write_text_atomic
 
 INDEX_FORMAT = "benchspace-cutlass-batches"
 INDEX_VERSION = 1

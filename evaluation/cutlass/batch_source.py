@@ -7,10 +7,10 @@ from typing import Any
 
 import jinja2
 
-from evaluation.cutlass.batches import KernelBatch
-from evaluation.cutlass.nvcc import SOURCE_DIR, cutlass_version
-from harness.errors import UsageError
-from harness.jsonio import write_text_atomic
+from benchspace.evaluation.cutlass.batches import KernelBatch
+from benchspace.evaluation.cutlass.nvcc import SOURCE_DIR, cutlass_version
+from benchspace.harness.errors import UsageError
+from benchspace.harness.jsonio import write_text_atomic
 
 
 def render_batch(batch: KernelBatch, operations: dict[str, Any]) -> str:

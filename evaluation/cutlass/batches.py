@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.nvcc import NVCC_FLAGS
-from harness.errors import UsageError
-from harness.files import decode
+from benchspace.evaluation.cutlass.nvcc import NVCC_FLAGS
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import decode
 
 GLUE_VERSION = 2
 """Bump when cb_kernel.hpp or batch.cu.j2 change what a library does: every batch rebuilds."""

@@ -17,16 +17,16 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from evaluation.cutlass.batch_index import (
+from benchspace.evaluation.cutlass.batch_index import (
     BuildResult,
     load_index,
     merge_index,
     record_result,
     write_index,
 )
-from evaluation.cutlass.batch_source import emit_batch
-from evaluation.cutlass.batches import GLUE_VERSION, KernelBatch
-from evaluation.cutlass.nvcc import (
+from benchspace.evaluation.cutlass.batch_source import emit_batch
+from benchspace.evaluation.cutlass.batches import GLUE_VERSION, KernelBatch
+from benchspace.evaluation.cutlass.nvcc import (
     DRIVER_FLAGS,
     NVCC_FLAGS,
     SOURCE_DIR,
@@ -35,10 +35,10 @@ from evaluation.cutlass.nvcc import (
     cutlass_version,
     find_nvcc,
 )
-from evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
-from harness.errors import BenchspaceError
-from harness.execute import reaper
-from harness.jsonio import write_text_atomic
+from benchspace.evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute import reaper
+from benchspace.harness.jsonio import write_text_atomic
 
 DRIVER_NAME = "cutlass_bench"
 
@@ -166,7 +166,7 @@ def build_batches(
     progress: Callable[[BuildResult], None] | None = None,
 ) -> list[BuildResult]:
     """Build the batches (``jobs`` nvcc at a time), updating batches.json after each one."""
-    from evaluation.cutlass.catalogue import operations_by_name
+    from benchspace.evaluation.cutlass.catalogue import operations_by_name
 
     build_dir.mkdir(parents=True, exist_ok=True)
     nvcc = find_nvcc()

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation.cutlass.batch_index import BuildResult
-from evaluation.cutlass.batches import KernelBatch
+from benchspace.evaluation.cutlass.batch_index import BuildResult
+from benchspace.evaluation.cutlass.batches import KernelBatch
 
 
 def render_plan(names: Sequence[str], batches: Sequence[KernelBatch]) -> str:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from harness.errors import UsageError
+from benchspace.harness.errors import UsageError
 
 LEVELS = ("default", "max")
 """Named instantiation levels; any 4-digit string is accepted as well."""

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
-from harness.errors import BenchspaceError, json_path
-from harness.files import read_json
+from benchspace.evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
+from benchspace.harness.errors import BenchspaceError, json_path
+from benchspace.harness.files import read_json
 
 FORMAT = "benchspace-cutlass-dataset"
 VERSION = 1

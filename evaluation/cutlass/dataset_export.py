@@ -14,10 +14,10 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name
-from harness.jsonio import write_json_atomic
-from harness.measurement import Measurement
-from harness.spaces.model import Space
+from benchspace.evaluation.cutlass.catalogue import FIELDS, parse_kernel_name
+from benchspace.harness.jsonio import write_json_atomic
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.spaces.model import Space
 
 DATASET_FORMAT = "benchspace-cutlass-dataset"
 DATASET_VERSION = 1

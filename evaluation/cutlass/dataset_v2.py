@@ -20,8 +20,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import DatasetError
-from evaluation.cutlass.driver_csv import CUBLAS, parse_config
+from benchspace.evaluation.cutlass.dataset import DatasetError
+from benchspace.evaluation.cutlass.driver_csv import CUBLAS, parse_config
 
 FORMAT = "benchspace-cutlass-dataset"
 VERSION = 2

@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, fields
 
 import pandas as pd
 
-from harness.errors import ReaderError, UsageError
+from benchspace.harness.errors import ReaderError, UsageError
 
 COLUMNS: tuple[str, ...] = (
     "config",

@@ -8,9 +8,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from evaluation import DATA_DIR
-from harness.errors import BenchspaceError, json_path
-from harness.files import parse_json, read_text
+from benchspace.evaluation import DATA_DIR
+from benchspace.harness.errors import BenchspaceError, json_path
+from benchspace.harness.files import parse_json, read_text
 
 FORMAT = "benchspace-hardware"
 VERSION = 1

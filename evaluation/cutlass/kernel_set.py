@@ -7,9 +7,9 @@ from collections.abc import Collection, Sequence
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import load_catalogue
-from evaluation.cutlass.spill import static_spill
-from harness.errors import UsageError
+from benchspace.evaluation.cutlass.catalogue import load_catalogue
+from benchspace.evaluation.cutlass.spill import static_spill
+from benchspace.harness.errors import UsageError
 
 CENTRAL_CLUSTERS: frozenset[tuple[int, int]] = frozenset({(1, 1), (1, 2), (2, 1)})
 """Clusters that won or came close on the H200 probe's shapes; larger ones never did."""

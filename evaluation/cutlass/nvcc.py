@@ -8,7 +8,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from harness.errors import BenchspaceError
+from benchspace.harness.errors import BenchspaceError
 
 _PACKAGED = Path(__file__).resolve().parent / "driver"
 _CHECKOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "cutlass"

@@ -13,7 +13,7 @@ become measurements (groups ``MxNxK_layout``), ``cublas:heuristic`` and the best
 decomposition settings other than the defaults are not candidates of the selector yet and are
 left out (counted in the provenance's ``dropped_knob_rows``). Measurements keep their ``run``, so
 that a shape timed in two runs shows how well a run's result repeats
-(:mod:`evaluation.study.repeatability`).
+(:mod:`benchspace.evaluation.study.repeatability`).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import parse_kernel_name
-from evaluation.cutlass.dataset import Dataset, DatasetError
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name
+from benchspace.evaluation.cutlass.dataset import Dataset, DatasetError
 
 CUBLAS = "cublas"
 HEURISTIC = "cublas:heuristic"
@@ -118,7 +118,7 @@ def dataset_from_v2(
     )
 
 
-V2_READER = "evaluation.cutlass.dataset_v2"
+V2_READER = "benchspace.evaluation.cutlass.dataset_v2"
 """The module that reads v2 folders (``load_dataset_v2``, ``per_config`` and ``align_runs``:
 a shape's runs are put on one clock before they are pooled)."""
 
@@ -128,7 +128,7 @@ def load_study_dataset(path: str | Path) -> Dataset:
     import importlib
     import json
 
-    from evaluation.cutlass.dataset import load_dataset
+    from benchspace.evaluation.cutlass.dataset import load_dataset
 
     folder = Path(path)
     try:

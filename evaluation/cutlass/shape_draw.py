@@ -17,8 +17,8 @@ from functools import partial
 
 import numpy as np
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.shapes import (
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.shapes import (
     GEOMETRIES,
     HIGH,
     INTERIOR,

@@ -7,11 +7,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from evaluation import DATA_DIR
-from evaluation.cutlass.shapes import Shape, ShapeError, ShapeSets
-from harness.errors import json_path
-from harness.files import read_json
-from harness.jsonio import write_text_atomic
+from benchspace.evaluation import DATA_DIR
+from benchspace.evaluation.cutlass.shapes import Shape, ShapeError, ShapeSets
+from benchspace.harness.errors import json_path
+from benchspace.harness.files import read_json
+from benchspace.harness.jsonio import write_text_atomic
 
 FORMAT = "benchspace-cutlass-shapes"
 VERSION = 1

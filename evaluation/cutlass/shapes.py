@@ -12,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from evaluation.cutlass.hardware import Hardware
-from harness.errors import BenchspaceError
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.harness.errors import BenchspaceError
 
 STEP, LOW, HIGH = 32, 32, 16384
 INTERIOR = (128, 8192)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.shapes import ShapeSets
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.shapes import ShapeSets
 
 
 def render_shape_sets(path: str, sets: ShapeSets, hw: Hardware) -> list[str]:

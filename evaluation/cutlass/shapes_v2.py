@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.shape_draw import evaluation_shapes, training_shapes
-from evaluation.cutlass.shapes import Shape, ShapeSets, Triple, classify
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.shape_draw import evaluation_shapes, training_shapes
+from benchspace.evaluation.cutlass.shapes import Shape, ShapeSets, Triple, classify
 
 LAYER_NK: tuple[tuple[int, int], ...] = (
     (4096, 4096),

@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.hardware import Hardware
 
 SMEM_ALIGNMENT = 128
 """``compute_stage_count_or_override``'s default alignment of stage and carve-out bytes."""

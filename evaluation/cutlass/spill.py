@@ -7,7 +7,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.smem import effective_kernel_schedule
+from benchspace.evaluation.cutlass.smem import effective_kernel_schedule
 
 SPILL_ACCUMULATORS = 256
 """fp32 accumulators per consumer thread at which a kernel spills: more than the 232-240

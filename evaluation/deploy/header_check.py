@@ -16,11 +16,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.deploy.kernel_header import CUBLAS, GemmDispatch, predicted_log_y
-from evaluation.deploy.select import candidate_pool, score_matrix
-from evaluation.deploy.shape_sample import sample_shapes, shape_tuples
-from evaluation.selector.model_file import DeployedSelector
-from harness.errors import UsageError
+from benchspace.evaluation.deploy.kernel_header import CUBLAS, GemmDispatch, predicted_log_y
+from benchspace.evaluation.deploy.select import candidate_pool, score_matrix
+from benchspace.evaluation.deploy.shape_sample import sample_shapes, shape_tuples
+from benchspace.evaluation.selector.model_file import DeployedSelector
+from benchspace.harness.errors import UsageError
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

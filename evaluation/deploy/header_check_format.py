@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.deploy.header_check import HeaderCheck
+from benchspace.evaluation.deploy.header_check import HeaderCheck
 
 
 def render_check(check: HeaderCheck, leaves: int, goal: tuple[float, float] = (0.01, 0.05)) -> str:

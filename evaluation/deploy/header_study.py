@@ -13,12 +13,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import Dataset
-from evaluation.cutlass.hardware import Hardware
-from evaluation.deploy.kernel_header import GemmHeaderSpec, choose_dispatch
-from evaluation.deploy.select import train_selector
-from evaluation.selector.metrics import RegretSummary, picks, summarise
-from evaluation.study.run import prepare
+from benchspace.evaluation.cutlass.dataset import Dataset
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.deploy.kernel_header import GemmHeaderSpec, choose_dispatch
+from benchspace.evaluation.deploy.select import train_selector
+from benchspace.evaluation.selector.metrics import RegretSummary, picks, summarise
+from benchspace.evaluation.study.run import prepare
 
 DEPLOYED = "xgboost rank:pairwise"
 

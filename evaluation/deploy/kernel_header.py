@@ -3,7 +3,7 @@
 The header is derived from the selector on a dense sample, not from a few representative
 shapes: ``samples`` shapes drawn log-uniformly over the domain (seeded), each candidate's score
 gap turned into a predicted ``T/T*`` by the selector's calibration
-(:mod:`evaluation.selector.calibration`). Scoring every candidate at every shape is what
+(:mod:`benchspace.evaluation.selector.calibration`). Scoring every candidate at every shape is what
 costs (8,126 candidates for a v2-trained selector), so the candidates are narrowed first: the
 first ``pilot`` shapes are scored over the whole pool, and only the union of their ``narrow``
 best candidates each is scored at the rest (a candidate's score does not depend on the
@@ -35,18 +35,24 @@ import jinja2
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.driver_csv import RASTERS
-from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, LeafCost, grow_tree, relabel
-from evaluation.deploy.select import score_matrix
-from evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
-from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
-from evaluation.selector.calibration import Y_FLOOR
-from evaluation.selector.model_file import DeployedSelector
-from generators.render import comment_text, environment
-from harness import __version__
-from harness.cxx_types import check_env_name, check_identifier, check_namespace
-from harness.errors import HeaderError
-from harness.spaces.model import Space
+from benchspace.evaluation.cutlass.driver_csv import RASTERS
+from benchspace.evaluation.deploy.dispatch_tree import (
+    LEAF,
+    DispatchTree,
+    LeafCost,
+    grow_tree,
+    relabel,
+)
+from benchspace.evaluation.deploy.select import score_matrix
+from benchspace.evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
+from benchspace.evaluation.selector.calibration import Y_FLOOR
+from benchspace.evaluation.selector.model_file import DeployedSelector
+from benchspace.generators.render import comment_text, environment
+from benchspace.harness import __version__
+from benchspace.harness.cxx_types import check_env_name, check_identifier, check_namespace
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.spaces.model import Space
 
 TEMPLATE = "gemm_kernels.hh.j2"
 DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"

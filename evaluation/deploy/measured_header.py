@@ -26,15 +26,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.driver_csv import parse_config
-from evaluation.deploy.dispatch_tree import grow_tree
-from evaluation.deploy.kernel_header import CUBLAS, GemmChoice, GemmDispatch, GemmHeaderSpec
-from evaluation.deploy.shape_features import feature_matrix, shape_features
-from evaluation.deploy.shape_sample import ShapeDomain
-from evaluation.deploy.shortlist import CUBLAS_ALGO, CUBLAS_HEURISTIC
-from evaluation.selector.calibration import Y_FLOOR
-from harness.errors import UsageError
-from harness.profiles.model import Profile
+from benchspace.evaluation.cutlass.driver_csv import parse_config
+from benchspace.evaluation.deploy.dispatch_tree import grow_tree
+from benchspace.evaluation.deploy.kernel_header import (
+    CUBLAS,
+    GemmChoice,
+    GemmDispatch,
+    GemmHeaderSpec,
+)
+from benchspace.evaluation.deploy.shape_features import feature_matrix, shape_features
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain
+from benchspace.evaluation.deploy.shortlist import CUBLAS_ALGO, CUBLAS_HEURISTIC
+from benchspace.evaluation.selector.calibration import Y_FLOOR
+from benchspace.harness.errors import UsageError
+from benchspace.harness.profiles.model import Profile
 
 COLUMNS = ["M", "N", "K", "config", "kernel", "raster", "swizzle", "tflops"]
 

@@ -14,17 +14,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import FIELDS
-from evaluation.cutlass.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.same_round import same_round_cublas
-from evaluation.selector.calibration import fit_calibration
-from evaluation.selector.encoding import candidate_features
-from evaluation.selector.metrics import picks
-from evaluation.selector.model_file import DeployedSelector
-from evaluation.selector.sampling import static_score
-from evaluation.study.run import StudyOptions, fit_model, model_factories, prepare
-from harness.errors import UsageError
+from benchspace.evaluation.cutlass.catalogue import FIELDS
+from benchspace.evaluation.cutlass.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.same_round import same_round_cublas
+from benchspace.evaluation.selector.calibration import fit_calibration
+from benchspace.evaluation.selector.encoding import candidate_features
+from benchspace.evaluation.selector.metrics import picks
+from benchspace.evaluation.selector.model_file import DeployedSelector
+from benchspace.evaluation.selector.sampling import static_score
+from benchspace.evaluation.study.run import StudyOptions, fit_model, model_factories, prepare
+from benchspace.harness.errors import UsageError
 
 DEFAULT_MODEL = "xgboost rank:ndcg"
 

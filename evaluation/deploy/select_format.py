@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evaluation.deploy.select import CublasAdvice
+from benchspace.evaluation.deploy.select import CublasAdvice
 
 
 def render_ranking(

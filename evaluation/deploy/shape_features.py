@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from evaluation.deploy.shape_sample import ShapeDomain, log2_edges
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain, log2_edges
 
 PAD_TILES = (64, 128, 256)
 WAVE_TILES = ((128, 128), (128, 256), (64, 128), (256, 128), (64, 64))

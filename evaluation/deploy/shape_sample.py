@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from harness.errors import UsageError
+from benchspace.harness.errors import UsageError
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -19,12 +19,12 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.cutlass.driver_csv import KernelRunConfig
-from evaluation.cutlass.space import DRIVER
-from evaluation.deploy.select import rank_shapes, top_choices
-from evaluation.selector.model_file import DeployedSelector
-from harness.errors import BenchspaceError, UsageError
-from harness.files import read_text
+from benchspace.evaluation.cutlass.driver_csv import KernelRunConfig
+from benchspace.evaluation.cutlass.space import DRIVER
+from benchspace.evaluation.deploy.select import rank_shapes, top_choices
+from benchspace.evaluation.selector.model_file import DeployedSelector
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.files import read_text
 
 BENCH = "gemm_tune_shapes"
 CUBLAS_HEURISTIC = "cublas:heuristic"

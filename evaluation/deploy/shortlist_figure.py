@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.deploy.shortlist_measured import MeasuredCurve
+from benchspace.evaluation.deploy.shortlist_measured import MeasuredCurve
 
 
 def write_curve_figure(curve: MeasuredCurve, path: Path) -> Path:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from evaluation.deploy.measured_header import ShapeWinner
-from evaluation.deploy.shortlist_measured import MeasuredCurve
-from evaluation.deploy.shortlist_study import ShortlistStudy
+from benchspace.evaluation.deploy.measured_header import ShapeWinner
+from benchspace.evaluation.deploy.shortlist_measured import MeasuredCurve
+from benchspace.evaluation.deploy.shortlist_study import ShortlistStudy
 
 
 def _pct(x: float) -> str:

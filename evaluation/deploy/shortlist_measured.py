@@ -24,8 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.deploy.shortlist_study import Protocol
-from evaluation.study.summary_v2 import geomean
+from benchspace.evaluation.deploy.shortlist_study import Protocol
+from benchspace.evaluation.study.summary_v2 import geomean
 
 HEURISTIC = "cublas:heuristic"
 MEASURED_KS: tuple[int, ...] = (1, 2, 4, 8)

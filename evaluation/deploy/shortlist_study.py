@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import Dataset
-from evaluation.cutlass.hardware import Hardware
-from evaluation.deploy.header_study import DEPLOYED
-from evaluation.deploy.select import train_selector
-from evaluation.study.run import prepare
+from benchspace.evaluation.cutlass.dataset import Dataset
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.deploy.header_study import DEPLOYED
+from benchspace.evaluation.deploy.select import train_selector
+from benchspace.evaluation.study.run import prepare
 
 KS: tuple[int, ...] = (1, 2, 4, 8, 16)
 

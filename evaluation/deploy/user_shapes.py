@@ -20,7 +20,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.errors import UsageError
+from benchspace.harness.errors import UsageError
 
 Shape = tuple[int, int, int]
 _SEPARATORS = re.compile(r"[\s,x]+")

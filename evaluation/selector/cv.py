@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.selector.encoding import group_codes
-from evaluation.selector.metrics import picks
-from evaluation.selector.models import Selector
+from benchspace.evaluation.selector.encoding import group_codes
+from benchspace.evaluation.selector.metrics import picks
+from benchspace.evaluation.selector.models import Selector
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -66,7 +66,7 @@ def cross_validate(
     """Fit a fresh model per fold on the other folds; collect regret on the held-out groups.
 
     ``labels`` is row-aligned with ``features`` and holds group, M, N, K, layout, kernel,
-    tflops, y and rel (:func:`evaluation.selector.grades.label_groups` output).
+    tflops, y and rel (:func:`benchspace.evaluation.selector.grades.label_groups` output).
     """
     chosen, fold_regret = [], []
     for train, test in grouped_folds(labels, n_splits, seed):

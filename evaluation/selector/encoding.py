@@ -20,9 +20,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import PTXAS_COLUMNS
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.features import (
+from benchspace.evaluation.cutlass.dataset import PTXAS_COLUMNS
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.features import (
     CATEGORICAL_FEATURES,
     FEATURE_VERSION,
     features_for_pairs,
@@ -80,7 +80,7 @@ def candidate_features(
     """Static features of each candidate row (M, N, K, kernel[, knobs]); keeps the index.
 
     ``configs`` has one row per kernel name with the catalogue fields and optional ptxas
-    columns (:func:`evaluation.cutlass.dataset.kernel_configs`).
+    columns (:func:`benchspace.evaluation.cutlass.dataset.kernel_configs`).
     """
     keep = ["M", "N", "K", "kernel"]
     left = candidates[keep].copy()

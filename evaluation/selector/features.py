@@ -24,7 +24,7 @@ bytes per element (A, B bf16: 2), ``S`` the resolved stage count, ``S_SM`` the S
   schedule as CUTLASS computes them (:mod:`evaluation.cutlass.smem`); ``f_smem = B_smem / smem per
   SM``; ``S*f_smem``.
 - residency: ``b_smem = floor(smem per SM / (B_smem + 1 KiB reserved))``; accumulators per
-  consumer thread (:func:`~evaluation.cutlass.spill.accumulators_per_thread`); ``b_reg =
+  consumer thread (:func:`~benchspace.evaluation.cutlass.spill.accumulators_per_thread`); ``b_reg =
   floor(65536 / (threads * registers))`` with 168 registers at launch for the 384-thread
   kernels and ``min(255, ceil8(acc + 64))`` for the plain one; ``b_res = min(b_smem, b_reg,
   blocks and threads per SM)``.
@@ -36,7 +36,7 @@ bytes per element (A, B bf16: 2), ``S`` the resolved stage count, ``S_SM`` the S
 Feature set version 2 (:data:`FEATURE_VERSION`) adds, from the within-group correlations of the
 v2 training data (``benchspace cutlass correlation``):
 
-- the H200 static run-time estimate ``t`` of :func:`evaluation.selector.static_time.
+- the H200 static run-time estimate ``t`` of :func:`benchspace.evaluation.selector.static_time.
   estimated_time_ns` and its parts: cluster slots ``floor(S_SM * b_res / (c_M*c_N))``, waves of
   clusters over them (whole, fractional, efficiency), main-loop iterations per slot
   ``W_cl * k_iters``, the per-iteration time ``max(t_cons, t_prod)``; ``t`` against the
@@ -53,9 +53,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import FIELDS
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.smem import (
+from benchspace.evaluation.cutlass.catalogue import FIELDS
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.smem import (
     effective_epilogue_schedule,
     effective_kernel_schedule,
     epilogue_storage_bytes,
@@ -63,8 +63,8 @@ from evaluation.cutlass.smem import (
     round_up,
     smem_total_bytes,
 )
-from evaluation.cutlass.spill import accumulators_per_thread, static_spill
-from evaluation.selector.static_time import estimated_time_ns
+from benchspace.evaluation.cutlass.spill import accumulators_per_thread, static_spill
+from benchspace.evaluation.selector.static_time import estimated_time_ns
 
 FEATURE_VERSION = 2
 """The feature set's version, stored with a saved model (1: before the static-time features)."""

@@ -86,7 +86,7 @@ def label_groups(candidates: pd.DataFrame, bands: int = DEFAULT_BANDS) -> pd.Dat
     """Add ``y``, ``band``, ``grade`` and ``rel`` to a candidate table (keeps index and order).
 
     ``candidates`` needs ``group``, ``tflops`` and ``tflops_sd`` columns (as
-    :func:`evaluation.cutlass.dataset.candidate_table` gives).
+    :func:`benchspace.evaluation.cutlass.dataset.candidate_table` gives).
     """
     out = candidates.copy()
     best = out.groupby("group", sort=False)["tflops"].transform("max")

@@ -20,11 +20,11 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation.selector.cv import cross_validate
-from evaluation.selector.encoding import FeatureSpec
-from evaluation.selector.grades import GRADINGS, relevance
-from evaluation.selector.models import OBJECTIVES, PAIR_METHODS, RANKING, XGBSelector
-from harness.errors import UsageError
+from benchspace.evaluation.selector.cv import cross_validate
+from benchspace.evaluation.selector.encoding import FeatureSpec
+from benchspace.evaluation.selector.grades import GRADINGS, relevance
+from benchspace.evaluation.selector.models import OBJECTIVES, PAIR_METHODS, RANKING, XGBSelector
+from benchspace.harness.errors import UsageError
 
 SEARCH_SPACE: Mapping[str, str] = {
     "objective": "categorical over OBJECTIVES (unless pinned)",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from evaluation.selector.hpo import SearchResult
+from benchspace.evaluation.selector.hpo import SearchResult
 
 SETTINGS_FORMAT = "benchspace-cutlass-hpo"
 SETTINGS_VERSION = 1

@@ -31,7 +31,13 @@ from typing import Any, Self
 import numpy as np
 import pandas as pd
 
-from evaluation.selector.encoding import FeatureSpec, Scaler, fit_scaler, numeric_matrix, one_hot
+from benchspace.evaluation.selector.encoding import (
+    FeatureSpec,
+    Scaler,
+    fit_scaler,
+    numeric_matrix,
+    one_hot,
+)
 
 LOSSES = ("mse", "pairwise", "lambdarank")
 GAINS = ("linear", "exponential")

@@ -19,17 +19,17 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation import DATA_DIR
-from evaluation.cutlass.hardware import FORMAT as HARDWARE_FORMAT
-from evaluation.cutlass.hardware import VERSION as HARDWARE_VERSION
-from evaluation.cutlass.hardware import Hardware, parse_hardware
-from evaluation.selector.calibration import Calibration
-from evaluation.selector.encoding import FeatureSpec
-from evaluation.selector.mlp import FoldedMLP, MLPSelector
-from evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
-from harness.errors import BenchspaceError, json_path
-from harness.files import decode, parse_json, read_bytes
-from harness.jsonio import write_json_atomic, write_text_atomic
+from benchspace.evaluation import DATA_DIR
+from benchspace.evaluation.cutlass.hardware import FORMAT as HARDWARE_FORMAT
+from benchspace.evaluation.cutlass.hardware import VERSION as HARDWARE_VERSION
+from benchspace.evaluation.cutlass.hardware import Hardware, parse_hardware
+from benchspace.evaluation.selector.calibration import Calibration
+from benchspace.evaluation.selector.encoding import FeatureSpec
+from benchspace.evaluation.selector.mlp import FoldedMLP, MLPSelector
+from benchspace.evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
+from benchspace.harness.errors import BenchspaceError, json_path
+from benchspace.harness.files import decode, parse_json, read_bytes
+from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 SHIPPED = DATA_DIR / "models"
 """Trained selectors shipped with the package (``h200_selector.json`` and its trees)."""

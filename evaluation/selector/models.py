@@ -10,7 +10,7 @@ model, learned attributes end in ``_``, seeds are explicit.
   (NaN/inf as missing); categorical fields use native categorical splits on codes of the
   frozen level sets. ``grading`` picks the ranking labels: ``bands`` takes the relevance
   given to :meth:`XGBSelector.fit` (top noise bands), ``linear`` grades ``y`` itself
-  (:func:`evaluation.selector.grades.linear_grades`, ``grade_levels`` levels above
+  (:func:`benchspace.evaluation.selector.grades.linear_grades`, ``grade_levels`` levels above
   ``grade_floor``). ``pair_method`` ``topk`` builds LambdaMART pairs from the top
   ``pairs_per_sample`` of each group (the NDCG truncation level), ``mean`` samples that many
   pairs per document.
@@ -28,7 +28,7 @@ from typing import Any, Protocol, Self
 import numpy as np
 import pandas as pd
 
-from evaluation.selector.encoding import (
+from benchspace.evaluation.selector.encoding import (
     FeatureSpec,
     Scaler,
     category_codes,
@@ -36,7 +36,12 @@ from evaluation.selector.encoding import (
     fit_scaler,
     numeric_matrix,
 )
-from evaluation.selector.grades import DEFAULT_FLOOR, DEFAULT_LEVELS, GRADINGS, linear_grades
+from benchspace.evaluation.selector.grades import (
+    DEFAULT_FLOOR,
+    DEFAULT_LEVELS,
+    GRADINGS,
+    linear_grades,
+)
 
 OBJECTIVES = ("rank:ndcg", "rank:pairwise", "reg:squarederror")
 RANKING = frozenset({"rank:ndcg", "rank:pairwise"})

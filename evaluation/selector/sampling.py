@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.features import features_for_pairs
-from harness.errors import SpaceError, UsageError
-from harness.measurement import Value
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.features import features_for_pairs
+from benchspace.harness.errors import SpaceError, UsageError
+from benchspace.harness.measurement import Value
 
 POLICIES = ("uniform", "static_top", "biased_diverse")
 DEFAULT_ALPHA = 0.75

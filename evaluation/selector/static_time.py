@@ -28,7 +28,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.hardware import Hardware
 
 WEIGHTS: dict[str, float] = {
     "neg_log_time": 0.6,

@@ -1,11 +1,11 @@
 """The baselines judged beside the learned selectors, and the CUTLASS-or-cuBLAS variant.
 
 * ``fixed kernel``: the one kernel with the best geometric mean of ``T/T*`` over the training
-  groups (:func:`evaluation.selector.static_time.fixed_kernel`), what a library without a
+  groups (:func:`benchspace.evaluation.selector.static_time.fixed_kernel`), what a library without a
   selector ships;
-* ``static score (H200 time)``: :func:`evaluation.selector.static_time.time_score`;
+* ``static score (H200 time)``: :func:`benchspace.evaluation.selector.static_time.time_score`;
 * ``nvMatmulHeuristics``: NVIDIA's ranking mapped onto our candidates
-  (:mod:`evaluation.selector.nvmmh`), when the optional package is installed;
+  (:mod:`benchspace.evaluation.selector.nvmmh`), when the optional package is installed;
 * ``<selector> or cuBLAS``: where same-round cuBLAS rows exist, the selector may answer
   ``cublas``: for a held-out shape it does when, at the nearest training shape (log2 distance
   over M, N, K) with a same-round cuBLAS row, cuBLAS beat the selector's own pick. Its regret
@@ -17,10 +17,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.metrics import RegretSummary, picks, summarise
-from evaluation.selector.nvmmh import nvmmh_available, nvmmh_scores
-from evaluation.selector.static_time import fixed_kernel, time_score
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.metrics import RegretSummary, picks, summarise
+from benchspace.evaluation.selector.nvmmh import nvmmh_available, nvmmh_scores
+from benchspace.evaluation.selector.static_time import fixed_kernel, time_score
 
 NVMMH = "nvMatmulHeuristics"
 SEED_SELECTORS = (

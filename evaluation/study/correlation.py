@@ -18,8 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.shapes import GEOMETRIES, geometry_tags, intensity, size_tag
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.shapes import GEOMETRIES, geometry_tags, intensity, size_tag
 
 MIN_CANDIDATES = 3
 SPLITS = ("train", "eval", "all")

@@ -1,6 +1,6 @@
 """Render a :class:`~evaluation.study.run.StudyResult`: terminal tables, a Markdown report, figures.
 
-Computation happens in :mod:`evaluation.study.run`; this module only formats. Figures use
+Computation happens in :mod:`benchspace.evaluation.study.run`; this module only formats. Figures use
 matplotlib's Agg backend (no display needed) and go under ``<out>/figures/``.
 """
 
@@ -13,11 +13,12 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.selector.hpo import SEARCH_SPACE
-from evaluation.selector.metrics import RegretSummary
-from evaluation.study.baselines import ORACLE_NOTE, REGRET_HEADER, SEED_SELECTORS, best_of_n_text
-from evaluation.study.run import StudyResult
-from evaluation.study.sampling_study import (
+from benchspace.evaluation.selector.hpo import SEARCH_SPACE
+from benchspace.evaluation.selector.metrics import RegretSummary
+from benchspace.evaluation.study.baselines import ORACLE_NOTE, REGRET_HEADER, SEED_SELECTORS
+from benchspace.evaluation.study.baselines import best_of_n_text as best_of_n_text
+from benchspace.evaluation.study.run import StudyResult
+from benchspace.evaluation.study.sampling_study import (
     SEED_BUDGETS,
     SEED_CATALOGUE,
     SEED_DEFAULT_BUDGET,
@@ -25,7 +26,7 @@ from evaluation.study.sampling_study import (
     SEED_REGRET,
     SamplingStudy,
 )
-from harness.jsonio import write_text_atomic
+from benchspace.harness.jsonio import write_text_atomic
 
 POLICY_NAMES = {
     "uniform": "uniform",

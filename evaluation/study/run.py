@@ -4,7 +4,7 @@ Pure given a loaded :class:`~evaluation.cutlass.dataset.Dataset`: prepares candi
 features and grades, trains every model on the ``train`` groups, scores the ``eval`` groups
 (measured over every compiled kernel, so ``T*`` is the in-catalogue oracle), cross-validates on
 the training groups grouped by shape, and runs the correlation and sampling analyses on the
-evaluation groups. Rendering lives in :mod:`evaluation.study.report`.
+evaluation groups. Rendering lives in :mod:`benchspace.evaluation.study.report`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import (
+from benchspace.evaluation.cutlass.dataset import (
     Dataset,
     DatasetError,
     candidate_table,
@@ -25,23 +25,34 @@ from evaluation.cutlass.dataset import (
     exhaustive_groups,
     kernel_configs,
 )
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.same_round import same_round_cublas
-from evaluation.selector.cv import cross_validate
-from evaluation.selector.encoding import FeatureSpec, candidate_features, feature_spec, group_codes
-from evaluation.selector.grades import DEFAULT_BANDS, label_groups, relevance
-from evaluation.selector.metrics import RegretSummary, picks, random_pick, shape_columns, summarise
-from evaluation.selector.mlp import MLPSelector, torch_available
-from evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
-from evaluation.selector.sampling import static_score
-from evaluation.study.baselines import baseline_rows, with_cublas
-from evaluation.study.correlation import correlation_table, regime_table
-from evaluation.study.repeatability import (
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.same_round import same_round_cublas
+from benchspace.evaluation.selector.cv import cross_validate
+from benchspace.evaluation.selector.encoding import (
+    FeatureSpec,
+    candidate_features,
+    feature_spec,
+    group_codes,
+)
+from benchspace.evaluation.selector.grades import DEFAULT_BANDS, label_groups, relevance
+from benchspace.evaluation.selector.metrics import (
+    RegretSummary,
+    picks,
+    random_pick,
+    shape_columns,
+    summarise,
+)
+from benchspace.evaluation.selector.mlp import MLPSelector, torch_available
+from benchspace.evaluation.selector.models import OBJECTIVES, RidgeSelector, Selector, XGBSelector
+from benchspace.evaluation.selector.sampling import static_score
+from benchspace.evaluation.study.baselines import baseline_rows, with_cublas
+from benchspace.evaluation.study.correlation import correlation_table, regime_table
+from benchspace.evaluation.study.repeatability import (
     largest_run_winners,
     oracle_repeatability,
     repeatability_note,
 )
-from evaluation.study.sampling_study import SamplingStudy, sampling_study
+from benchspace.evaluation.study.sampling_study import SamplingStudy, sampling_study
 
 DEFAULT_MLP = "mlp lambdarank"
 MLP_VARIANTS: tuple[tuple[str, str, str], ...] = (

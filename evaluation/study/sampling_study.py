@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.selector.sampling import (
+from benchspace.evaluation.selector.sampling import (
     DEFAULT_ALPHA,
     POLICIES,
     biased_diverse,

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset import Dataset, cublas_table
+from benchspace.evaluation.cutlass.dataset import Dataset, cublas_table
 
 EPSILONS = (0.01, 0.05, 0.10)
 

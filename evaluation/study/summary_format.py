@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.study.summary import DatasetSummary
+from benchspace.evaluation.study.summary import DatasetSummary
 
 
 def render_summary(summary: DatasetSummary, title: str) -> str:

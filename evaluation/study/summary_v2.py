@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.dataset_v2 import HEURISTIC, DatasetV2, align_runs, per_config
+from benchspace.evaluation.cutlass.dataset_v2 import HEURISTIC, DatasetV2, align_runs, per_config
 
 CLASS_GROUPS: tuple[str, ...] = (
     "square",

@@ -1,9 +1,9 @@
-"""Render dataset v2's fair summary (:mod:`evaluation.study.summary_v2`) as text."""
+"""Render dataset v2's fair summary (:mod:`benchspace.evaluation.study.summary_v2`) as text."""
 
 from __future__ import annotations
 
-from evaluation.cutlass.dataset_v2 import KERNEL_PREFIX
-from evaluation.study.summary_v2 import SummaryV2
+from benchspace.evaluation.cutlass.dataset_v2 import KERNEL_PREFIX
+from benchspace.evaluation.study.summary_v2 import SummaryV2
 
 
 def render_summary_v2(summary: SummaryV2, title: str) -> str:

@@ -3,7 +3,7 @@
 Each pair runs A and B back to back in an order drawn per pair from a seeded generator, so
 slow drift of the machine (clocks, thermals, other load) lands on both sides alike. After a
 minimum number of pairs, and then at doubling pair counts, the ratio B/A of the medians is
-checked (see `harness.abtest.stats`); the run stops at the first look that decides
+checked (see `benchspace.harness.abtest.stats`); the run stops at the first look that decides
 (interval clear of 1 by the margin, rank test agreeing), or when the pair or time budget is
 spent. A failed run is an error, not a sample. Every attempt, warm-ups included, can be
 recorded in a store.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
-from harness.abtest.stats import (
+from benchspace.harness.abtest.stats import (
     MIN_PAIRS,
     RESAMPLES,
     Comparison,
@@ -31,18 +31,18 @@ from harness.abtest.stats import (
     look_schedule,
     noise_warning,
 )
-from harness.errors import BenchspaceError, UsageError
-from harness.execute.invoke import (
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.execute.invoke import (
     Invocation,
     RunOptions,
     build_invocation,
     resolve_executable,
     sha256_file,
 )
-from harness.execute.process import run_invocation
-from harness.measurement import Measurement
-from harness.plan import ParamValue, Task, make_config
-from harness.spaces.model import Bench, Case
+from benchspace.harness.execute.process import run_invocation
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.plan import ParamValue, Task, make_config
+from benchspace.harness.spaces.model import Bench, Case
 
 Env = Mapping[str, str | None]
 Stop = Literal["decided", "rounds", "time"]

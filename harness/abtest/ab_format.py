@@ -6,9 +6,9 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-from harness.abtest.ab import ABResult, Side, format_env
-from harness.abtest.stats import Comparison
-from harness.jsonio import dumps
+from benchspace.harness.abtest.ab import ABResult, Side, format_env
+from benchspace.harness.abtest.stats import Comparison
+from benchspace.harness.jsonio import dumps
 
 AB_FORMAT = "benchspace-ab"
 AB_VERSION = 1

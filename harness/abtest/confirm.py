@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from harness.abtest.ab import (
+from benchspace.harness.abtest.ab import (
     ABOptions,
     ABResult,
     Side,
@@ -24,13 +24,13 @@ from harness.abtest.ab import (
     run_ab,
     with_side,
 )
-from harness.abtest.ab_format import comparison_record
-from harness.errors import BenchspaceError, HeaderError, json_path
-from harness.execute.invoke import Invocation, RunOptions
-from harness.measurement import Measurement
-from harness.review_doc import review_changes
-from harness.spaces.model import Bench, Consumer, Space
-from harness.values import Value
+from benchspace.harness.abtest.ab_format import comparison_record
+from benchspace.harness.errors import BenchspaceError, HeaderError, json_path
+from benchspace.harness.execute.invoke import Invocation, RunOptions
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.review_doc import review_changes
+from benchspace.harness.spaces.model import Bench, Consumer, Space
+from benchspace.harness.values import Value
 
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", "skipped")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from harness.abtest.confirm import STATUSES, ChangeVerdict
+from benchspace.harness.abtest.confirm import STATUSES, ChangeVerdict
 
 _SHOWN = {"B faster": "new faster", "A faster": "new slower"}
 

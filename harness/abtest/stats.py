@@ -19,7 +19,7 @@ from typing import Literal
 
 import numpy as np
 
-from harness.errors import BenchspaceError
+from benchspace.harness.errors import BenchspaceError
 
 Verdict = Literal["B faster", "A faster", "no difference detected"]
 VERDICTS: tuple[Verdict, ...] = ("B faster", "A faster", "no difference detected")

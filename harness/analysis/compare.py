@@ -28,12 +28,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.analysis.noise import measured_noise
-from harness.errors import ProfileError
-from harness.plan import ParamValue
-from harness.profiles.model import BenchResult, MeasurementRow, Profile
-from harness.profiles.scoring import better
-from harness.values import Value, same_key
+from benchspace.harness.analysis.noise import measured_noise
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.plan import ParamValue
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow, Profile
+from benchspace.harness.profiles.scoring import better
+from benchspace.harness.values import Value, same_key
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.analysis.compare import (
+from benchspace.harness.analysis.compare import (
     BenchComparison,
     CaseComparison,
     HeaderChange,
     ProfileComparison,
     Winner,
 )
-from harness.jsonio import dumps
-from harness.plan import ParamValue
+from benchspace.harness.jsonio import dumps
+from benchspace.harness.plan import ParamValue
 
 COMPARE_FORMAT = "benchspace-compare"
 COMPARE_VERSION = 1

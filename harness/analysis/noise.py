@@ -8,8 +8,8 @@ import math
 import statistics
 from collections.abc import Sequence
 
-from harness.analysis.sensitivity_report import NoiseFloor
-from harness.profiles.model import MeasurementRow
+from benchspace.harness.analysis.sensitivity_report import NoiseFloor
+from benchspace.harness.profiles.model import MeasurementRow
 
 
 def _chi_median_factor(n: int) -> float:

@@ -23,18 +23,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.analysis.sensitivity_report import (
+from benchspace.harness.analysis.sensitivity_report import (
     BenchReport,
     ParamReport,
     SensitivityReport,
     ValueStat,
 )
-from harness.errors import SpaceError
-from harness.measurement import Value
-from harness.plan import ParamValue, count_invocations
-from harness.spaces.load import parse_space
-from harness.spaces.model import Bench, Space, bucket_of
-from harness.values import same_key
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.measurement import Value
+from benchspace.harness.plan import ParamValue, count_invocations
+from benchspace.harness.spaces.load import parse_space
+from benchspace.harness.spaces.model import Bench, Space, bucket_of
+from benchspace.harness.values import same_key
 
 Incumbents = Mapping[tuple[str, str], Mapping[int, Value]]
 """(bench, param) -> case index -> the header's value for that case's bucket."""

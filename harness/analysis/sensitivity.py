@@ -46,14 +46,14 @@ from __future__ import annotations
 import statistics
 from collections.abc import Mapping, Sequence
 
-from harness.analysis.noise import noise_floor
-from harness.analysis.sensitivity_report import (
+from benchspace.harness.analysis.noise import noise_floor
+from benchspace.harness.analysis.sensitivity_report import (
     DEFAULT_NOISE_PCT,
     BenchReport,
     ParamReport,
     SensitivityReport,
 )
-from harness.analysis.slices import (
+from benchspace.harness.analysis.slices import (
     INERT_ALPHA,
     SliceRow,
     attempted,
@@ -67,8 +67,8 @@ from harness.analysis.slices import (
     verdict_of,
     winners,
 )
-from harness.plan import ParamValue
-from harness.profiles.model import BenchResult, PreTunePhaseResult, Profile
+from benchspace.harness.plan import ParamValue
+from benchspace.harness.profiles.model import BenchResult, PreTunePhaseResult, Profile
 
 
 def _param_report(

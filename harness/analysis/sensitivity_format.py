@@ -7,9 +7,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.analysis.prune import Pruned, format_value
-from harness.analysis.sensitivity_report import BenchReport, ParamReport, SensitivityReport
-from harness.files import write_error
+from benchspace.harness.analysis.prune import Pruned, format_value
+from benchspace.harness.analysis.sensitivity_report import (
+    BenchReport,
+    ParamReport,
+    SensitivityReport,
+)
+from benchspace.harness.files import write_error
 
 INERT_NOTE = "inert — check that the code reads it"
 

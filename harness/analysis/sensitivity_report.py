@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.plan import ParamValue
+from benchspace.harness.plan import ParamValue
 
 VerdictName = Literal["dead", "flat", "keep", "untested"]
 

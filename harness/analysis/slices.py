@@ -10,11 +10,11 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.analysis.sensitivity_report import ValueStat, VerdictName
-from harness.plan import ParamValue
-from harness.profiles.model import BenchResult
-from harness.profiles.scoring import better, ratio
-from harness.values import same_key
+from benchspace.harness.analysis.sensitivity_report import ValueStat, VerdictName
+from benchspace.harness.plan import ParamValue
+from benchspace.harness.profiles.model import BenchResult
+from benchspace.harness.profiles.scoring import better, ratio
+from benchspace.harness.values import same_key
 
 INERT_ALPHA = 0.05
 _MISSING = ("missing", None)

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
-from harness import __version__
-from harness.errors import BenchspaceError
-from harness.execute import reaper
+from benchspace.harness import __version__
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute import reaper
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
 # run(args) -> int. Only the chosen subcommand's module is imported, so a quick command never
@@ -46,7 +46,7 @@ EXTRAS: dict[str, str] = {
 
 
 def _load(name: str) -> ModuleType | None:
-    module_name = f"harness.cli.{SUBCOMMANDS[name][0]}"
+    module_name = f"benchspace.harness.cli.{SUBCOMMANDS[name][0]}"
     try:
         return importlib.import_module(module_name)
     except ModuleNotFoundError as exc:

@@ -1,7 +1,7 @@
-"""``python -m harness.cli``: the same as the ``benchspace`` command."""
+"""``python -m benchspace.harness.cli``: the same as the ``benchspace`` command."""
 
 import sys
 
-from harness.cli import main
+from benchspace.harness.cli import main
 
 sys.exit(main())

@@ -8,7 +8,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from harness.abtest.ab import (
+from benchspace.harness.abtest.ab import (
     ABOptions,
     PairProgress,
     Side,
@@ -20,16 +20,16 @@ from harness.abtest.ab import (
     run_ab,
     with_side,
 )
-from harness.abtest.ab_format import render_ab
-from harness.abtest.stats import Comparison
-from harness.cli.numbers import count, non_negative, seconds
-from harness.errors import UsageError
-from harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOptions
-from harness.execute.readers import READERS
-from harness.files import check_output
-from harness.spaces.load import load_space
-from harness.store import Store
-from harness.values import Value, parse_value
+from benchspace.harness.abtest.ab_format import render_ab
+from benchspace.harness.abtest.stats import Comparison
+from benchspace.harness.cli.numbers import count, non_negative, seconds
+from benchspace.harness.errors import UsageError
+from benchspace.harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOptions
+from benchspace.harness.execute.readers import READERS
+from benchspace.harness.files import check_output
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.store import Store
+from benchspace.harness.values import Value, parse_value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

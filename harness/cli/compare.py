@@ -12,14 +12,14 @@ import argparse
 from dataclasses import replace
 from pathlib import Path
 
-from harness.analysis.compare import HeaderChange, ProfileComparison, compare_profiles
-from harness.analysis.compare_format import render_compare
-from harness.errors import BenchspaceError
-from harness.profiles.model import Profile
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
-from harness.values import Value
+from benchspace.harness.analysis.compare import HeaderChange, ProfileComparison, compare_profiles
+from benchspace.harness.analysis.compare_format import render_compare
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
+from benchspace.harness.values import Value
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -58,7 +58,7 @@ def _values(
 ) -> dict[tuple[str, str], tuple[Value, str]]:
     """(constant, bucket) -> (value, origin) of the header a generate from `profile` writes."""
     # The header rules and choices live with the generator: imported only here.
-    from generators.session import open_session
+    from benchspace.generators.session import open_session
 
     session = open_session(profile.source, space=space, header=args.header)
     generated = session.generate(allow_space_mismatch=args.allow_different_spaces)

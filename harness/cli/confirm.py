@@ -8,13 +8,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from generators.header_io import read_header
-from generators.header_parse import parse_header
-from generators.review import review_header
-from generators.review_format import review_document
-from generators.session import open_session
-from harness.abtest.ab import ABOptions, ABResult, check_options
-from harness.abtest.confirm import (
+from benchspace.generators.header_io import read_header
+from benchspace.generators.header_parse import parse_header
+from benchspace.generators.review import review_header
+from benchspace.generators.review_format import review_document
+from benchspace.generators.session import open_session
+from benchspace.harness.abtest.ab import ABOptions, ABResult, check_options
+from benchspace.harness.abtest.confirm import (
     ProposedChange,
     Target,
     confirm_changes,
@@ -22,16 +22,16 @@ from harness.abtest.confirm import (
     exit_code,
     parse_changes,
 )
-from harness.abtest.confirm_format import render_markdown
-from harness.cli.numbers import count, non_negative, seconds
-from harness.errors import HeaderError, UsageError
-from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
-from harness.files import check_not_input, check_output, read_object
-from harness.jsonio import dumps, write_json_atomic
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
-from harness.store import Store
+from benchspace.harness.abtest.confirm_format import render_markdown
+from benchspace.harness.cli.numbers import count, non_negative, seconds
+from benchspace.harness.errors import HeaderError, UsageError
+from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
+from benchspace.harness.files import check_not_input, check_output, read_object
+from benchspace.harness.jsonio import dumps, write_json_atomic
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
+from benchspace.harness.store import Store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

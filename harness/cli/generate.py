@@ -24,12 +24,12 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from generators.header_io import write_header
-from generators.session import open_session, read_holds
-from harness.errors import BenchspaceError, HeaderError
-from harness.files import check_not_input, check_output, read_text
-from harness.profiles.read import load_profile
-from harness.project_paths import add_root_arguments
+from benchspace.generators.header_io import write_header
+from benchspace.generators.session import open_session, read_holds
+from benchspace.harness.errors import BenchspaceError, HeaderError
+from benchspace.harness.files import check_not_input, check_output, read_text
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,13 +5,18 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from generators.header_io import default_header_path, read_header, write_header
-from generators.header_parse import ParsedHeader
-from generators.port import accepted_constants, check_accepted, port_values, select_constants
-from harness.errors import HeaderError, UsageError
-from harness.files import check_output, read_object
-from harness.project_paths import ALLOW_OPTION, add_root_arguments
-from harness.spaces.load import load_space
+from benchspace.generators.header_io import default_header_path, read_header, write_header
+from benchspace.generators.header_parse import ParsedHeader
+from benchspace.generators.port import (
+    accepted_constants,
+    check_accepted,
+    port_values,
+    select_constants,
+)
+from benchspace.harness.errors import HeaderError, UsageError
+from benchspace.harness.files import check_output, read_object
+from benchspace.harness.project_paths import ALLOW_OPTION, add_root_arguments
+from benchspace.harness.spaces.load import load_space
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -6,13 +6,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from generators.header_io import read_header, write_header
-from generators.review import review_header
-from generators.review_format import render_review
-from generators.session import open_session
-from harness.errors import HeaderError
-from harness.files import check_not_input, check_output
-from harness.project_paths import add_root_arguments
+from benchspace.generators.header_io import read_header, write_header
+from benchspace.generators.review import review_header
+from benchspace.generators.review_format import render_review
+from benchspace.generators.session import open_session
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.project_paths import add_root_arguments
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

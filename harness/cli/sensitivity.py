@@ -9,24 +9,24 @@ import math
 from pathlib import Path
 from typing import Any
 
-from harness.analysis.prune import incumbents, invocation_counts, prune_space
-from harness.analysis.sensitivity import analyse_profile
-from harness.analysis.sensitivity_format import (
+from benchspace.harness.analysis.prune import incumbents, invocation_counts, prune_space
+from benchspace.harness.analysis.sensitivity import analyse_profile
+from benchspace.harness.analysis.sensitivity_format import (
     plot,
     pruned_data,
     render,
     render_pruned,
     report_data,
 )
-from harness.analysis.sensitivity_report import DEFAULT_NOISE_PCT
-from harness.cli import MissingExtraError
-from harness.errors import HeaderError, ProfileError, UsageError
-from harness.files import check_output
-from harness.jsonio import dumps, write_text_atomic
-from harness.profiles.model import Profile
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
+from benchspace.harness.analysis.sensitivity_report import DEFAULT_NOISE_PCT
+from benchspace.harness.cli import MissingExtraError
+from benchspace.harness.errors import HeaderError, ProfileError, UsageError
+from benchspace.harness.files import check_output
+from benchspace.harness.jsonio import dumps, write_text_atomic
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
 
 PLOT_SUFFIXES = frozenset({".png", ".pdf", ".svg", ".eps", ".ps", ".jpg", ".jpeg", ".webp"})
 """What matplotlib writes (the format follows the file name's ending)."""
@@ -83,7 +83,7 @@ def _incumbents(space: Space) -> dict[tuple[str, str], dict[int, Any]]:
     """What the checked-in header ships, per bench parameter and case (as generate reads it)."""
     if space.header is None:
         return {}
-    from generators.header_io import checked_in_incumbents
+    from benchspace.generators.header_io import checked_in_incumbents
 
     shipped, path = checked_in_incumbents(space)
     if not path.is_file():

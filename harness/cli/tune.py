@@ -11,24 +11,24 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from harness.cli.numbers import count, non_negative, seconds
-from harness.errors import BenchspaceError, UsageError
-from harness.execute.affinity import available_cpus, place
-from harness.execute.executor import Executor, LocalExecutor
-from harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
-from harness.execute.probe import probe_bench
-from harness.execute.progress import Progress
-from harness.files import check_not_input, check_output
-from harness.plan import Sampler
-from harness.profiles.model import Profile
-from harness.project_paths import add_root_arguments
-from harness.provenance import gpu_info
-from harness.spaces.load import load_space
-from harness.spaces.model import Bench, Case, Space
-from harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
-from harness.sweep.budget_format import render_budget
-from harness.sweep.cache import few_collections
-from harness.sweep.run import TuneOptions, tune
+from benchspace.harness.cli.numbers import count, non_negative, seconds
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.execute.affinity import available_cpus, place
+from benchspace.harness.execute.executor import Executor, LocalExecutor
+from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
+from benchspace.harness.execute.probe import probe_bench
+from benchspace.harness.execute.progress import Progress
+from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.plan import Sampler
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.project_paths import add_root_arguments
+from benchspace.harness.provenance import gpu_info
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Bench, Case, Space
+from benchspace.harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
+from benchspace.harness.sweep.budget_format import render_budget
+from benchspace.harness.sweep.cache import few_collections
+from benchspace.harness.sweep.run import TuneOptions, tune
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 
@@ -133,7 +133,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _header_check(args: argparse.Namespace) -> HeaderCheck:
     # The header rules live with the generator (imported only when a space has a header).
-    from generators.session import check_space_header
+    from benchspace.generators.session import check_space_header
 
     return functools.partial(
         check_space_header, root=args.root, allow_outside_root=args.allow_outside_root
@@ -142,8 +142,8 @@ def _header_check(args: argparse.Namespace) -> HeaderCheck:
 
 def _sampler(hardware: str) -> Sampler:
     # Sampling a kernel catalogue needs the study's static features (evaluation/).
-    from evaluation.cutlass.hardware import load_hardware
-    from evaluation.selector.sampling import sample_grid
+    from benchspace.evaluation.cutlass.hardware import load_hardware
+    from benchspace.evaluation.selector.sampling import sample_grid
 
     hw = load_hardware(hardware)
 
@@ -212,7 +212,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     check_budget(args.space, budgets, args.max_invocations)
     if args.include_incumbent and space.header is not None:
-        from generators.session import space_with_incumbents
+        from benchspace.generators.session import space_with_incumbents
 
         space = space_with_incumbents(
             space, root=args.root, allow_outside_root=args.allow_outside_root
@@ -242,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
     )
     executor: Executor
     if args.dask:
-        from harness.execute.dask_executor import DaskExecutor
+        from benchspace.harness.execute.dask_executor import DaskExecutor
 
         executor = DaskExecutor(
             args.dask, timeout_s=args.dask_timeout, allow_shared_hosts=args.allow_shared_hosts

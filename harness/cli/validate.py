@@ -6,10 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from harness.errors import PathError, SpaceError
-from harness.project_paths import add_root_arguments, find_project_root, inside_project
-from harness.spaces.load import load_space
-from harness.spaces.model import case_count, count_invocations, count_with_repeats
+from benchspace.harness.errors import PathError, SpaceError
+from benchspace.harness.project_paths import add_root_arguments, find_project_root, inside_project
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import case_count, count_invocations, count_with_repeats
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -15,7 +15,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.errors import UsageError
+from benchspace.harness.errors import UsageError
 
 CpuSet = tuple[int, ...]
 

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from harness.errors import BenchspaceError
-from harness.execute.invoke import Invocation
-from harness.execute.metric_check import check_time
-from harness.execute.process import run_process
-from harness.execute.readers import Row, metric_of, read_output
-from harness.measurement import Measurement, Status
-from harness.values import render_value
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.metric_check import check_time
+from benchspace.harness.execute.process import run_process
+from benchspace.harness.execute.readers import Row, metric_of, read_output
+from benchspace.harness.measurement import Measurement, Status
+from benchspace.harness.values import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
 ROW_STATUS_FIELD = "status"

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
-from harness.errors import BenchspaceError, UsageError
-from harness.execute.batch import Batch
-from harness.execute.executor import Job, run_job
-from harness.execute.invoke import Invocation
-from harness.measurement import Measurement
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.execute.batch import Batch
+from benchspace.harness.execute.executor import Job, run_job
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.measurement import Measurement
 
 MODULE = __name__
 """What a worker must be able to import to run a job."""

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from harness.execute.readers import Row
-from harness.spaces.model import Bench
+from benchspace.harness.execute.readers import Row
+from benchspace.harness.spaces.model import Bench
 
 DESCRIBE_FORMAT = "benchspace-describe"
 DESCRIBE_VERSION = 1

@@ -14,12 +14,12 @@ from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import replace
 from typing import Protocol
 
-from harness.errors import UsageError
-from harness.execute.affinity import CpuSet, format_cpus
-from harness.execute.batch import Batch, execute_batch
-from harness.execute.invoke import Invocation
-from harness.execute.process import Process, outcome_of, run_invocation
-from harness.measurement import Measurement
+from benchspace.harness.errors import UsageError
+from benchspace.harness.execute.affinity import CpuSet, format_cpus
+from benchspace.harness.execute.batch import Batch, execute_batch
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.process import Process, outcome_of, run_invocation
+from benchspace.harness.measurement import Measurement
 
 Job = Invocation | Batch
 """One process to run: a single invocation, or a batch of configurations."""
@@ -153,7 +153,7 @@ class LocalExecutor:
 
 
 class _Single:
-    """One invocation as pipeline steps (see ``harness.execute.process.Process``)."""
+    """One invocation as pipeline steps (see ``benchspace.harness.execute.process.Process``)."""
 
     def __init__(self, inv: Invocation) -> None:
         self.inv = inv

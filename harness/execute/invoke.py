@@ -1,7 +1,7 @@
 """Invocation: turn a planned task into an argv + environment (pure).
 
 An Invocation is everything needed to run one attempt and to recognise it in the store (its
-cache key); ``harness.execute.process`` runs it.
+cache key); ``benchspace.harness.execute.process`` runs it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from harness.execute.exe_identity import current_sha256
-from harness.plan import ParamValue, Task
-from harness.spaces.model import Bench, Case
+from benchspace.harness.execute.exe_identity import current_sha256
+from benchspace.harness.plan import ParamValue, Task
+from benchspace.harness.spaces.model import Bench, Case
 
 OUT_PLACEHOLDER = "{out}"
 BUILD_PLACEHOLDER = "{build_dir}"
@@ -104,7 +104,7 @@ def resolve_executable(exe: str, build_dir: Path) -> Path | None:
 
 def sha256_file(path: Path) -> str:
     """sha256 of a file; a stat that matches the last one seen answers without re-reading
-    (see ``harness.execute.exe_identity``), so a rebuilt file is re-hashed."""
+    (see ``benchspace.harness.execute.exe_identity``), so a rebuilt file is re-hashed."""
     return current_sha256(path)
 
 

@@ -13,7 +13,7 @@ import functools
 import math
 import re
 
-from harness.errors import ReaderError
+from benchspace.harness.errors import ReaderError
 
 _TIME = re.compile(
     r"time|\((ns|us|µs|μs|ms|s)\)|(^|_)(ns|us|ms|sec|seconds)$|^(ns|us|µs|ms)_", re.IGNORECASE

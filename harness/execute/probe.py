@@ -15,7 +15,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from harness.execute.describe import (
+from benchspace.harness.execute.describe import (
     DESCRIBE_FLAG,
     Check,
     Description,
@@ -23,10 +23,10 @@ from harness.execute.describe import (
     parse_description,
     rows_check,
 )
-from harness.execute.invoke import RunOptions, build_invocation, resolve_executable
-from harness.execute.process import execute
-from harness.plan import ParamValue, Task, make_config
-from harness.spaces.model import Bench
+from benchspace.harness.execute.invoke import RunOptions, build_invocation, resolve_executable
+from benchspace.harness.execute.process import execute
+from benchspace.harness.plan import ParamValue, Task, make_config
+from benchspace.harness.spaces.model import Bench
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -25,19 +25,19 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from harness.errors import BenchspaceError, ReaderError
-from harness.execute import reaper
-from harness.execute.affinity import pinned_spawn_mask, restore_mask
-from harness.execute.exe_identity import current_sha256
-from harness.execute.invoke import (
+from benchspace.harness.errors import BenchspaceError, ReaderError
+from benchspace.harness.execute import reaper
+from benchspace.harness.execute.affinity import pinned_spawn_mask, restore_mask
+from benchspace.harness.execute.exe_identity import current_sha256
+from benchspace.harness.execute.invoke import (
     BUILD_PLACEHOLDER,
     OUT_PLACEHOLDER,
     OUTPUT_FILES,
     Invocation,
 )
-from harness.execute.metric_check import check_time
-from harness.execute.readers import Row, metric_of, read_output, select_row
-from harness.execute.scratch import (
+from benchspace.harness.execute.metric_check import check_time
+from benchspace.harness.execute.readers import Row, metric_of, read_output, select_row
+from benchspace.harness.execute.scratch import (
     MAX_OUTPUT_BYTES,
     TooLarge,
     make_scratch_dir,
@@ -47,7 +47,7 @@ from harness.execute.scratch import (
     remove_scratch_dir,
     tail_fd,
 )
-from harness.measurement import Measurement, Status
+from benchspace.harness.measurement import Measurement, Status
 
 
 @dataclass(frozen=True, kw_only=True)

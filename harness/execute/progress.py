@@ -10,7 +10,7 @@ import sys
 import time
 from typing import TextIO
 
-from harness.measurement import Measurement
+from benchspace.harness.measurement import Measurement
 
 
 def _have_rich() -> bool:

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.errors import ReaderError
+from benchspace.harness.errors import ReaderError
 
 READERS: tuple[str, ...] = ("minibench-csv", "gbench-json", "csv", "regex")
 

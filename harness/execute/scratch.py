@@ -16,7 +16,7 @@ import os
 import shutil
 import tempfile
 
-from harness.execute.invoke import TAIL_CHARS
+from benchspace.harness.execute.invoke import TAIL_CHARS
 
 
 def scratch_root() -> str | None:

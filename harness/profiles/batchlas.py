@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.spaces.model import ArgItem
-from harness.values import ParamValue, Value, parse_value
+from benchspace.harness.spaces.model import ArgItem
+from benchspace.harness.values import ParamValue, Value, parse_value
 
 
 def positional_args(

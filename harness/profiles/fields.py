@@ -8,9 +8,9 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from harness.errors import ProfileError, json_path
-from harness.measurement import Value
-from harness.plan import ParamValue
+from benchspace.harness.errors import ProfileError, json_path
+from benchspace.harness.measurement import Value
+from benchspace.harness.plan import ParamValue
 
 T = TypeVar("T")
 Where = tuple[str | int, ...]

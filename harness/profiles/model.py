@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.measurement import Value
-from harness.plan import ParamValue
+from benchspace.harness.measurement import Value
+from benchspace.harness.plan import ParamValue
 
 PROFILE_FORMAT = "benchspace-profile"
 PROFILE_VERSION = 2

@@ -19,14 +19,14 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness.errors import ProfileError, json_path
-from harness.execute.metric_check import is_time_metric
-from harness.files import decode, read_bytes
-from harness.measurement import Value
-from harness.plan import ParamValue
-from harness.profiles.batchlas import batchlas_values, recover_case
-from harness.profiles.fields import FieldReader, Where, shown
-from harness.profiles.model import (
+from benchspace.harness.errors import ProfileError, json_path
+from benchspace.harness.execute.metric_check import is_time_metric
+from benchspace.harness.files import decode, read_bytes
+from benchspace.harness.measurement import Value
+from benchspace.harness.plan import ParamValue
+from benchspace.harness.profiles.batchlas import batchlas_values, recover_case
+from benchspace.harness.profiles.fields import FieldReader, Where, shown
+from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
     PROFILE_VERSION,
     BenchResult,
@@ -41,7 +41,7 @@ from harness.profiles.model import (
     TopCase,
     TopEntry,
 )
-from harness.profiles.upgrade import upgrade_v1
+from benchspace.harness.profiles.upgrade import upgrade_v1
 
 
 def load_profile(path: str | Path) -> Profile:

@@ -6,10 +6,10 @@ from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import replace
 
-from harness.measurement import Measurement
-from harness.plan import Config, MainPlan
-from harness.profiles.batchlas import positional_args
-from harness.profiles.model import (
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.plan import Config, MainPlan
+from benchspace.harness.profiles.batchlas import positional_args
+from benchspace.harness.profiles.model import (
     BenchResult,
     Coverage,
     Failure,
@@ -20,7 +20,7 @@ from harness.profiles.model import (
     TopCase,
     TopEntry,
 )
-from harness.profiles.scoring import (
+from benchspace.harness.profiles.scoring import (
     Aggregate,
     aggregate,
     case_bests,
@@ -28,7 +28,7 @@ from harness.profiles.scoring import (
     score_configs,
     top_scores,
 )
-from harness.spaces.model import Bench
+from benchspace.harness.spaces.model import Bench
 
 
 def measurement_row(bench: Bench, agg: Aggregate) -> MeasurementRow:

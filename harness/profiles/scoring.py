@@ -13,8 +13,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from harness.measurement import Measurement, RepeatSummary
-from harness.plan import Config, make_config
+from benchspace.harness.measurement import Measurement, RepeatSummary
+from benchspace.harness.plan import Config, make_config
 
 
 @dataclass(frozen=True, kw_only=True)

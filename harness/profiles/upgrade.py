@@ -12,8 +12,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from harness.profiles.batchlas import positional_args
-from harness.values import ParamValue
+from benchspace.harness.profiles.batchlas import positional_args
+from benchspace.harness.values import ParamValue
 
 
 def _values(*maps: object) -> dict[str, ParamValue]:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from harness.jsonio import write_json_atomic
-from harness.profiles.model import (
+from benchspace.harness.jsonio import write_json_atomic
+from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
     PROFILE_VERSION,
     BenchResult,

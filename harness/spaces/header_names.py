@@ -8,9 +8,9 @@ derives the same names; this module says which they are.
 
 from __future__ import annotations
 
-from harness.cxx_types import check_comment, check_identifier, enum_type_name
-from harness.errors import json_path
-from harness.spaces.model import HeaderSpec
+from benchspace.harness.cxx_types import check_comment, check_identifier, enum_type_name
+from benchspace.harness.errors import json_path
+from benchspace.harness.spaces.model import HeaderSpec
 
 ACCESSOR_LOCALS = frozenset({"v", "names", "detail"})
 """Names the accessors' bodies use (a local, a local array, the helpers' namespace): a bucket

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from harness.cxx_types import INT_RANGES, value_fits
-from harness.errors import json_path
-from harness.spaces.header_names import name_problems
-from harness.spaces.model import Bench, HeaderSpec, Space
-from harness.spaces.schema import did_you_mean, show
+from benchspace.harness.cxx_types import INT_RANGES, value_fits
+from benchspace.harness.errors import json_path
+from benchspace.harness.spaces.header_names import name_problems
+from benchspace.harness.spaces.model import Bench, HeaderSpec, Space
+from benchspace.harness.spaces.schema import did_you_mean, show
 
 
 def header_problems(header: HeaderSpec, space: Space) -> list[str]:

@@ -1,7 +1,7 @@
 """Loading a space file: read the JSON and its grid files, check the shape, build, check the rules.
 
 One way: `harness.spaces.schema` (JSON and schema) → `harness.spaces.model` (the records) →
-`harness.spaces.rules` (cross-field rules); nothing here is imported back by those.
+`benchspace.harness.spaces.rules` (cross-field rules); nothing here is imported back by those.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.errors import PathError, SpaceError, json_path
-from harness.files import MAX_BYTES, decode
-from harness.project_paths import find_project_root, inside_project
-from harness.spaces.model import (
+from benchspace.harness.errors import PathError, SpaceError, json_path
+from benchspace.harness.files import MAX_BYTES, decode
+from benchspace.harness.project_paths import find_project_root, inside_project
+from benchspace.harness.spaces.model import (
     DEFAULT_BUCKETS,
     DEFAULT_READER,
     ArgItem,
@@ -31,9 +31,9 @@ from harness.spaces.model import (
     SampleSpec,
     Space,
 )
-from harness.spaces.rules import space_problems
-from harness.spaces.schema import read_json, schema_problems
-from harness.values import Value
+from benchspace.harness.spaces.rules import space_problems
+from benchspace.harness.spaces.schema import read_json, schema_problems
+from benchspace.harness.values import Value
 
 
 def _plain(mapping: Mapping[str, Any]) -> dict[str, Any]:

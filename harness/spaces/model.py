@@ -1,6 +1,6 @@
 """Space files (format 1): the frozen model, header buckets and invocation counts.
 
-Records only: `harness.spaces.load` reads a file, checks it and builds these.
+Records only: `benchspace.harness.spaces.load` reads a file, checks it and builds these.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from harness.errors import SpaceError
-from harness.values import Value, kind_of, order_key, render_value, same_key
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.values import Value, kind_of, order_key, render_value, same_key
 
 DEFAULT_READER = "minibench-csv"
 DEFAULT_BUCKETS: tuple[tuple[str, int | None], ...] = (

@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from harness.errors import json_path
-from harness.spaces.model import Bench, Space, template_fields
-from harness.spaces.schema import did_you_mean, show
-from harness.values import Value, kind_of, same_key
+from benchspace.harness.errors import json_path
+from benchspace.harness.spaces.model import Bench, Space, template_fields
+from benchspace.harness.spaces.schema import did_you_mean, show
+from benchspace.harness.values import Value, kind_of, same_key
 
 
 class Where:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 
-from harness.errors import json_path
-from harness.spaces.header_rules import header_problems
-from harness.spaces.model import Bench, Space, template_fields
-from harness.spaces.param_rules import (
+from benchspace.harness.errors import json_path
+from benchspace.harness.spaces.header_rules import header_problems
+from benchspace.harness.spaces.model import Bench, Space, template_fields
+from benchspace.harness.spaces.param_rules import (
     Where,
     arg_spec_rules,
     case_rules,
@@ -20,7 +20,7 @@ from harness.spaces.param_rules import (
     kind_rules,
     pre_tune_rules,
 )
-from harness.spaces.schema import did_you_mean, show
+from benchspace.harness.spaces.schema import did_you_mean, show
 
 FLAG_FIELDS = ("backend", "type", "out", "build_dir")
 MULTI_ROW_READERS = ("minibench-csv", "gbench-json", "csv")

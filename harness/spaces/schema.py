@@ -15,8 +15,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, ValidationError
 
-from harness.errors import SpaceError, json_path
-from harness.files import decode, parse_json, read_bytes
+from benchspace.harness.errors import SpaceError, json_path
+from benchspace.harness.files import decode, parse_json, read_bytes
 
 SCHEMA_RESOURCE = "space-1.schema.json"
 
@@ -34,7 +34,9 @@ _TYPE_WORDS = {
 @cache
 def space_schema() -> dict[str, Any]:
     """The shipped Draft 2020-12 schema of space format 1."""
-    text = resources.files("harness").joinpath("schema", SCHEMA_RESOURCE).read_text("utf-8")
+    text = (
+        resources.files("benchspace.harness").joinpath("schema", SCHEMA_RESOURCE).read_text("utf-8")
+    )
     schema: dict[str, Any] = json.loads(text)
     return schema
 

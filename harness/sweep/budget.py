@@ -11,8 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from harness.errors import BenchspaceError
-from harness.spaces.model import Bench, Space, bench_invocations
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.spaces.model import Bench, Space, bench_invocations
 
 DEFAULT_MAX_INVOCATIONS = 100_000
 """``--max-invocations`` unless told: a sweep beyond it is a grid to trim, not to start."""

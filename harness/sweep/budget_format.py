@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from harness.sweep.budget import BenchBudget, total_invocations
+from benchspace.harness.sweep.budget import BenchBudget, total_invocations
 
 
 def render_budget(path: Path, budgets: Sequence[BenchBudget]) -> str:

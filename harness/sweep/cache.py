@@ -7,15 +7,15 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
-from harness.execute.batch import make_batches
-from harness.execute.exe_identity import take_changes
-from harness.execute.executor import Executor, Job
-from harness.execute.invoke import Invocation
-from harness.execute.process import current_binary
-from harness.execute.progress import Progress
-from harness.measurement import Measurement
-from harness.spaces.model import Bench
-from harness.store import Store
+from benchspace.harness.execute.batch import make_batches
+from benchspace.harness.execute.exe_identity import take_changes
+from benchspace.harness.execute.executor import Executor, Job
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.process import current_binary
+from benchspace.harness.execute.progress import Progress
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.spaces.model import Bench
+from benchspace.harness.store import Store
 
 
 @dataclass(frozen=True, kw_only=True)

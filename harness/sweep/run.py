@@ -14,20 +14,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from harness import provenance
-from harness.errors import BenchspaceError
-from harness.execute.exe_identity import take_changes
-from harness.execute.executor import Executor
-from harness.execute.invoke import (
+from benchspace.harness import provenance
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute.exe_identity import take_changes
+from benchspace.harness.execute.executor import Executor
+from benchspace.harness.execute.invoke import (
     Invocation,
     RunOptions,
     build_invocation,
     resolve_executable,
     sha256_file,
 )
-from harness.execute.progress import Progress
-from harness.measurement import Measurement, RepeatSummary
-from harness.plan import (
+from benchspace.harness.execute.progress import Progress
+from benchspace.harness.measurement import Measurement, RepeatSummary
+from benchspace.harness.plan import (
     Config,
     MainPlan,
     ParamValue,
@@ -38,7 +38,7 @@ from harness.plan import (
     plan_main,
     plan_pre_tune,
 )
-from harness.profiles.model import (
+from benchspace.harness.profiles.model import (
     BenchResult,
     PhaseTableRow,
     PreTunePhaseResult,
@@ -46,13 +46,13 @@ from harness.profiles.model import (
     ProfileMeta,
     ProfileProvenance,
 )
-from harness.profiles.results import bench_result, build_profile
-from harness.profiles.scoring import aggregate, score_configs, winner
-from harness.profiles.write import write_profile
-from harness.spaces.model import Bench, Space, bench_invocations
-from harness.store import Store
-from harness.sweep.budget import bench_repeats
-from harness.sweep.cache import Sweep, batching_of
+from benchspace.harness.profiles.results import bench_result, build_profile
+from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
+from benchspace.harness.profiles.write import write_profile
+from benchspace.harness.spaces.model import Bench, Space, bench_invocations
+from benchspace.harness.store import Store
+from benchspace.harness.sweep.budget import bench_repeats
+from benchspace.harness.sweep.cache import Sweep, batching_of
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -11,7 +11,7 @@ start=$(date +%s)
 list=/tmp/kernels.txt
 grep -v '^#' evaluation/data/h200/kernel_set_tnn.txt | head -n "$COUNT" > "$list"
 ls build/cutlass/*.so 2>/dev/null | sort > /tmp/before.txt
-timeout --signal=KILL "$LIMIT_S" python3 -m harness.cli cutlass build --kernels "$list" \
+timeout --signal=KILL "$LIMIT_S" python3 -m benchspace.harness.cli cutlass build --kernels "$list" \
     --build-dir build/cutlass --per-tu "$PER_TU" --jobs "$JOBS" ${BATCHES:+--limit $BATCHES} --no-driver \
     > "$OUT/build.log" 2>&1 || true
 tail -5 "$OUT/build.log"

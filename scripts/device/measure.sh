@@ -6,9 +6,9 @@
 # cuBLASLt as configurations inside the driver's rounds.
 source scripts/device/env.sh
 start=$(date +%s)
-python3 -m harness.cli cutlass space --build-dir build/cutlass ${LIMIT:+--limit $LIMIT} \
+python3 -m benchspace.harness.cli cutlass space --build-dir build/cutlass ${LIMIT:+--limit $LIMIT} \
     --budget "${BUDGET:-200}"
-python3 -m harness.cli tune --space spaces/cutlass_sm90_bf16.json --build-dir build/cutlass \
+python3 -m benchspace.harness.cli tune --space spaces/cutlass_sm90_bf16.json --build-dir build/cutlass \
     --out "$OUT/profile.json" --store "${STORE:-$OUT/store.sqlite}" --allow-failures ${BENCH:+--bench $BENCH} \
     2>&1 | tail -25
 cp build/cutlass/batches.json evaluation/data/h200/kernels_compiled_tnn.txt \

@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
 
 
 def main() -> int:

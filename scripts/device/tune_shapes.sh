@@ -28,7 +28,7 @@ KS=${KS:-1 4 8}
 B=${B:-build/cutlass}
 start=$(date +%s)
 mkdir -p "$B"
-cutlass() { python3 -m harness.cli cutlass "$@"; }
+cutlass() { python3 -m benchspace.harness.cli cutlass "$@"; }
 merge=()
 for pre in ${PREBUILT:-prebuilt}; do  # build directories carried from elsewhere
   [ -f "$pre/batches.json" ] && merge+=(--merge "$pre")
@@ -63,7 +63,7 @@ json.dump(doc, open(path, "w"), indent=2, sort_keys=True)
 PY
 fi
 measure=$(date +%s)
-python3 -m harness.cli tune --space "$SPACE" --build-dir "$B" --out "$OUT/profile.json" \
+python3 -m benchspace.harness.cli tune --space "$SPACE" --build-dir "$B" --out "$OUT/profile.json" \
     --store "$OUT/store.sqlite" --allow-failures 2>&1 | tail -8
 echo "measure: $(( $(date +%s) - measure )) s"
 python3 -c "import pandas" 2>/dev/null || KS=""  # headers then on the CPU machine

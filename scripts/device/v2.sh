@@ -20,13 +20,13 @@ SHAPES=${SHAPES:-evaluation/data/shapes/h200_v2.json}
 PREBUILT=${PREBUILT:-prebuilt}
 mkdir -p "$B/src"
 for pre in $PREBUILT; do  # build directories made elsewhere (space-separated)
-  [ -f "$pre/batches.json" ] && python3 -m harness.cli cutlass build --kernels "$LIST" \
+  [ -f "$pre/batches.json" ] && python3 -m benchspace.harness.cli cutlass build --kernels "$LIST" \
       --build-dir "$B" --merge "$pre" --limit 0 --no-driver | head -1
 done
 # The libs phase brings back every library of $B that was not carried in.
 for pre in $PREBUILT; do ls "$pre"/*.so 2>/dev/null; done | xargs -r -n1 basename \
     | sed "s|^|$B/|" | sort > /tmp/libs_before.txt
-python3 -c "from pathlib import Path; from evaluation.cutlass.build import build_driver; print(build_driver(Path('$B')))"
+python3 -c "from pathlib import Path; from benchspace.evaluation.cutlass.build import build_driver; print(build_driver(Path('$B')))"
 CUBLAS_LIB=${CUBLAS_LIB:-}
 if [ -z "$CUBLAS_LIB" ]; then
   for c in /usr/local/cuda/lib64/libcublasLt.so.13 \
@@ -48,7 +48,7 @@ trap finish EXIT
 for phase in "$@"; do
   case $phase in
   build)
-    setsid python3 -m harness.cli cutlass build --kernels "$LIST" --build-dir "$B" \
+    setsid python3 -m benchspace.harness.cli cutlass build --kernels "$LIST" --build-dir "$B" \
         --per-tu "${PER_TU:-10}" --jobs "${JOBS:-16}" --no-driver ${BATCHES:+--limit $BATCHES} \
         > "$OUT/build.log" 2>&1 &
     pid=$!

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import load_catalogue
-from evaluation.cutlass.hardware import Hardware, load_hardware
+from benchspace.evaluation.cutlass.catalogue import load_catalogue
+from benchspace.evaluation.cutlass.hardware import Hardware, load_hardware
 
 
 @pytest.fixture(scope="session")

@@ -19,10 +19,10 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware, load_hardware
-from evaluation.selector.features import features_for_pairs
-from evaluation.selector.sampling import biased_diverse, static_score
+from benchspace.evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware, load_hardware
+from benchspace.evaluation.selector.features import features_for_pairs
+from benchspace.evaluation.selector.sampling import biased_diverse, static_score
 
 ROOT = Path(__file__).resolve().parents[2]
 KERNEL_LIST = ROOT / "evaluation" / "data" / "h200" / "kernel_set_tnn.txt"

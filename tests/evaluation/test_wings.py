@@ -40,7 +40,7 @@ def test_wings_import_only_earlier_wings() -> None:
         parts = path.relative_to(PACKAGE).parts
         rank = WINGS.index(parts[0]) if len(parts) > 1 else -1
         for name in sorted(_imports(path)):
-            pieces = name.split(".")
+            pieces = name.removeprefix("benchspace.").split(".")
             if pieces[0] != "evaluation" or len(pieces) < 2 or pieces[1] not in WINGS:
                 continue
             if WINGS.index(pieces[1]) > rank:
@@ -53,7 +53,7 @@ def test_nothing_in_evaluation_imports_the_cli() -> None:
         f"{path.relative_to(ROOT)} imports {name}"
         for path in _modules()
         for name in sorted(_imports(path))
-        if name.startswith("harness.cli")
+        if name.startswith("benchspace.harness.cli")
     ]
     assert wrong == []
 

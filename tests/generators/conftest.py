@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from header_helpers import DATA, PROFILES, SPACES
 
-from generators.header_parse import ParsedHeader, parse_header
-from harness.profiles.model import Profile
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
+from benchspace.generators.header_parse import ParsedHeader, parse_header
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
 
 
 @pytest.fixture(scope="session")

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generators.generate import generate_header
-from generators.header_io import write_header
-from generators.render import Provenance
-from harness import __version__
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
+from benchspace.generators.generate import generate_header
+from benchspace.generators.header_io import write_header
+from benchspace.generators.render import Provenance
+from benchspace.harness import __version__
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"

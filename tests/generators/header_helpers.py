@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.profiles.model import Profile
-from harness.profiles.read import parse_profile
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import parse_profile
 
 ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"

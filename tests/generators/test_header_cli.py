@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from header_helpers import DATA, GOLDEN, PROFILES, ROOT, SPACES
 
-from harness.cli import main
+from benchspace.harness.cli import main
 
 DEMO_PROFILE = str(PROFILES / "demo_like.json")
 

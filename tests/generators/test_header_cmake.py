@@ -57,7 +57,7 @@ def _installed_helper(tmp_path: Path) -> Path:
         check=True,
         capture_output=True,
     )
-    return site / "harness" / "data" / "benchspace.cmake"
+    return site / "benchspace" / "harness" / "data" / "benchspace.cmake"
 
 
 @pytest.mark.parametrize("where", ["checkout", "installed"])

@@ -15,12 +15,12 @@ import pytest
 from header_goldens import GOLDENS, render_golden
 from header_helpers import GOLDEN, ROOT, compile_cxx
 
-from generators.generate import generate_header
-from generators.render import Provenance
-from harness.errors import HeaderError
-from harness.profiles.model import Profile
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
+from benchspace.generators.generate import generate_header
+from benchspace.generators.render import Provenance
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
 
 
 @pytest.mark.parametrize("name", sorted(GOLDENS))

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from generators.session import read_holds
-from harness.cli import main
-from harness.errors import HeaderError
+from benchspace.generators.session import read_holds
+from benchspace.harness.cli import main
+from benchspace.harness.errors import HeaderError
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "include" / "benchspace_demo"

@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 from header_helpers import profile_of
 
-from generators.header_model import choose_header, incumbents_from_header
-from generators.header_parse import parse_header
-from harness.errors import HeaderError
-from harness.spaces.model import Space
+from benchspace.generators.header_model import choose_header, incumbents_from_header
+from benchspace.generators.header_parse import parse_header
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 

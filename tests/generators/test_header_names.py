@@ -15,12 +15,12 @@ from typing import Any
 import pytest
 from header_helpers import compile_cxx, profile_of
 
-from generators.generate import generate_header
-from generators.render import Provenance
-from harness.cxx_macros import cxx_macros
-from harness.cxx_types import check_comment, check_identifier
-from harness.errors import SpaceError
-from harness.spaces.model import Space
+from benchspace.generators.generate import generate_header
+from benchspace.generators.render import Provenance
+from benchspace.harness.cxx_macros import cxx_macros
+from benchspace.harness.cxx_types import check_comment, check_identifier
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 PROVENANCE = Provenance(

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from header_helpers import GOLDEN, ROOT, compile_cxx
 
-from generators.header_parse import parse_header
+from benchspace.generators.header_parse import parse_header
 
 DEMO = "BENCHSPACE_DEMO_TUNE_"
 SIZES = (-1, 0, 64, 65, 128, 256, 512, 513, 100000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from header_helpers import GOLDEN
 
-from generators.header_parse import ParsedHeader, parse_header
+from benchspace.generators.header_parse import ParsedHeader, parse_header
 
 HAND = """\
 // Hand-maintained. MATMUL_BLOCK_TINY = 99; in a comment is not a definition.

@@ -14,9 +14,9 @@ from typing import Any
 import pytest
 from header_helpers import ROOT
 
-from harness.cli import main
-from harness.errors import SpaceError
-from harness.spaces.load import load_space
+from benchspace.harness.cli import main
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.spaces.load import load_space
 
 ALLOW = "--allow-outside-root"
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from header_helpers import DATA, GOLDEN
 
-from generators.header_parse import ParsedHeader, parse_header
-from generators.port import accepted_constants, port_values, select_constants
-from harness.cli import main
-from harness.errors import HeaderError
+from benchspace.generators.header_parse import ParsedHeader, parse_header
+from benchspace.generators.port import accepted_constants, port_values, select_constants
+from benchspace.harness.cli import main
+from benchspace.harness.errors import HeaderError
 
 
 def golden() -> ParsedHeader:

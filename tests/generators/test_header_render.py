@@ -11,11 +11,11 @@ import jinja2
 import pytest
 from header_helpers import profile_of
 
-from generators.header_model import choose_header
-from generators.render import Provenance, environment, render_header
-from harness.errors import HeaderError
-from harness.profiles.model import Profile
-from harness.spaces.model import Space
+from benchspace.generators.header_model import choose_header
+from benchspace.generators.render import Provenance, environment, render_header
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.spaces.model import Space
 
 PROVENANCE = Provenance(
     benchspace_version="9.9.9", profile_sha256="a" * 64, space_path="s.json", space_sha256="b" * 64

@@ -7,14 +7,14 @@ import json
 import pytest
 from header_helpers import GOLDEN, PROFILES
 
-from generators.header_model import choose_header
-from generators.header_parse import ParsedHeader, parse_header
-from generators.review import Change, Review, review_header
-from generators.review_format import render_review, review_document
-from harness.errors import HeaderError
-from harness.profiles.model import Profile
-from harness.profiles.read import load_profile, parse_profile
-from harness.spaces.model import Space
+from benchspace.generators.header_model import choose_header
+from benchspace.generators.header_parse import ParsedHeader, parse_header
+from benchspace.generators.review import Change, Review, review_header
+from benchspace.generators.review_format import render_review, review_document
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.profiles.model import Profile
+from benchspace.harness.profiles.read import load_profile, parse_profile
+from benchspace.harness.spaces.model import Space
 
 
 def golden(name: str) -> ParsedHeader:

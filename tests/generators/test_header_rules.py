@@ -8,14 +8,14 @@ from pathlib import Path
 
 from header_helpers import DATA, SPACES
 
-from generators.rules import (
+from benchspace.generators.rules import (
     add_incumbents,
     case_grid,
     check_header_rules,
 )
-from generators.session import check_space_header, space_with_incumbents
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
+from benchspace.generators.session import check_space_header, space_with_incumbents
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
 
 SHIPPED = {
     "MATMUL_BLOCK": {"TINY": 32, "SMALL": 32, "MEDIUM": 32, "LARGE": 32, "XLARGE": 32},

@@ -10,14 +10,14 @@ from typing import Any
 import pytest
 from header_helpers import profile_of
 
-from generators.generate import generate_header
-from generators.header_model import choose_header
-from generators.header_parse import parse_header
-from generators.render import Provenance
-from generators.review import review_header
-from generators.review_format import render_review
-from harness.cli import main
-from harness.spaces.model import Space
+from benchspace.generators.generate import generate_header
+from benchspace.generators.header_model import choose_header
+from benchspace.generators.header_parse import parse_header
+from benchspace.generators.render import Provenance
+from benchspace.generators.review import review_header
+from benchspace.generators.review_format import render_review
+from benchspace.harness.cli import main
+from benchspace.harness.spaces.model import Space
 
 SpaceMaker = Callable[..., Space]
 PROVENANCE = Provenance(

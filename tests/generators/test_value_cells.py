@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from header_helpers import PROFILES, profile_of
 
-from generators.value_cells import value_cells
-from harness.cxx_types import cxx_type, normalise
-from harness.errors import ProfileError
-from harness.profiles.model import PROFILE_VERSION, Profile
-from harness.profiles.read import load_profile, parse_profile
+from benchspace.generators.value_cells import value_cells
+from benchspace.harness.cxx_types import cxx_type, normalise
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.profiles.model import PROFILE_VERSION, Profile
+from benchspace.harness.profiles.read import load_profile, parse_profile
 
 
 def test_current_version_profile(demo_profile: Profile) -> None:

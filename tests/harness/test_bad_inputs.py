@@ -25,7 +25,7 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
+from benchspace.harness.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 DEMO = ROOT / "tests" / "data" / "profiles" / "demo_like.json"

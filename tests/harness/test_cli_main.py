@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from harness import cli
+from benchspace.harness import cli
 
 
 def test_bare_help_imports_no_subcommand() -> None:
@@ -18,7 +18,7 @@ def test_bare_help_imports_no_subcommand() -> None:
         "    cli.main(['--help'])\n"
         "except SystemExit:\n"
         "    pass\n"
-        "loaded = sorted(m for m in sys.modules if m.startswith('harness.cli.')\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('benchspace.harness.cli.')\n"
         "                or m.startswith(('generators', 'evaluation', 'scipy', 'pandas')))\n"
         "print('LOADED:' + ','.join(loaded))\n"
     )

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from harness.cxx_types import (
+from benchspace.harness.cxx_types import (
     check_identifier,
     check_namespace,
     cxx_type,

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.errors import ProfileError
-from harness.measurement import Measurement
-from harness.store import Store
+from benchspace.harness.cli import main
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.store import Store
 
 FIX = "pass another --store path or move the file away"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from harness.jsonio import TABLE_ROWS, WIDTH, dumps, write_json_atomic
+from benchspace.harness.jsonio import TABLE_ROWS, WIDTH, dumps, write_json_atomic
 
 
 def test_round_trip_and_layout() -> None:

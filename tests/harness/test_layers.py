@@ -18,32 +18,32 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("harness", "generators", "evaluation")
 #: Scripts that exist so ``python harness/tune.py ...`` keeps working: they hand over to the CLI.
 SHIMS = {
-    "harness.tune",
-    "harness.sensitivity",
-    "generators.generate_tuning_header",
+    "benchspace.harness.tune",
+    "benchspace.harness.sensitivity",
+    "benchspace.generators.generate_tuning_header",
 }
 #: Modules that compute and must stay free of IO (plan, readers, features, render, header model).
 PURE = (
-    "harness.plan",
-    "harness.execute.readers",
-    "harness.values",
-    "harness.cxx_types",
-    "harness.profiles.model",
-    "harness.profiles.scoring",
-    "harness.profiles.results",
-    "harness.profiles.batchlas",
-    "harness.profiles.upgrade",
-    "harness.execute.describe",
-    "harness.analysis.compare",
-    "harness.analysis.compare_format",
-    "harness.analysis.sensitivity",
-    "harness.analysis.noise",
-    "harness.analysis.slices",
-    "generators.header_model",
-    "generators.generate",
-    "generators.render",
-    "evaluation.selector.features",
-    "evaluation.selector.encoding",
+    "benchspace.harness.plan",
+    "benchspace.harness.execute.readers",
+    "benchspace.harness.values",
+    "benchspace.harness.cxx_types",
+    "benchspace.harness.profiles.model",
+    "benchspace.harness.profiles.scoring",
+    "benchspace.harness.profiles.results",
+    "benchspace.harness.profiles.batchlas",
+    "benchspace.harness.profiles.upgrade",
+    "benchspace.harness.execute.describe",
+    "benchspace.harness.analysis.compare",
+    "benchspace.harness.analysis.compare_format",
+    "benchspace.harness.analysis.sensitivity",
+    "benchspace.harness.analysis.noise",
+    "benchspace.harness.analysis.slices",
+    "benchspace.generators.header_model",
+    "benchspace.generators.generate",
+    "benchspace.generators.render",
+    "benchspace.evaluation.selector.features",
+    "benchspace.evaluation.selector.encoding",
 )
 #: Names whose use means IO, processes, environment or clock.
 IMPURE_CALLS = {
@@ -70,7 +70,7 @@ def _modules() -> dict[str, Path]:
         for path in sorted((ROOT / package).rglob("*.py")):
             rel = path.relative_to(ROOT).with_suffix("")
             parts = rel.parts[:-1] if rel.name == "__init__" else rel.parts
-            out[".".join(parts)] = path
+            out[".".join(("benchspace", *parts))] = path
     return out
 
 
@@ -101,16 +101,16 @@ GRAPH = {name: sorted(set(_imports(name, path))) for name, path in MODULES.items
 
 
 def _is_cli(name: str) -> bool:
-    return name == "harness.cli" or name.startswith("harness.cli.")
+    return name == "benchspace.harness.cli" or name.startswith("benchspace.harness.cli.")
 
 
 def test_the_core_never_imports_upward() -> None:
     bad = [
         f"{name} imports {target}"
         for name, targets in GRAPH.items()
-        if name.startswith("harness") and not _is_cli(name) and name not in SHIMS
+        if name.startswith("benchspace.harness") and not _is_cli(name) and name not in SHIMS
         for target in targets
-        if target.startswith(("generators", "evaluation"))
+        if target.startswith(("benchspace.generators", "benchspace.evaluation"))
     ]
     assert bad == []
 
@@ -130,9 +130,9 @@ def test_generators_never_import_evaluation() -> None:
     bad = [
         f"{name} imports {target}"
         for name, targets in GRAPH.items()
-        if name.startswith("generators")
+        if name.startswith("benchspace.generators")
         for target in targets
-        if target.startswith("evaluation")
+        if target.startswith("benchspace.evaluation")
     ]
     assert bad == []
 

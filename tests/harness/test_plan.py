@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
-from harness.spaces.load import load_space
-from harness.spaces.model import bench_invocations
+from benchspace.harness.plan import ParamValue, count_invocations, plan_main, plan_pre_tune
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import bench_invocations
 
 FIXTURES = Path(__file__).resolve().parents[1] / "data" / "spaces"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.measurement import Measurement
-from harness.store import CHECKPOINT_ROWS, Store
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.store import CHECKPOINT_ROWS, Store
 
 
 def _m(key: str, value: float) -> Measurement:
@@ -64,7 +64,7 @@ def test_latest_answers_what_find_does_for_every_key(tmp_path: Path) -> None:
 def test_the_log_stays_bounded_while_rows_arrive(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness import store as store_module
+    from benchspace.harness import store as store_module
 
     monkeypatch.setattr(store_module, "WAL_LIMIT_PAGES", 64)
     path = tmp_path / "s.sqlite"

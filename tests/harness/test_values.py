@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from harness.values import exact_key, kind_of, order_key, parse_value, render_value, same_key
+from benchspace.harness.values import (
+    exact_key,
+    kind_of,
+    order_key,
+    parse_value,
+    render_value,
+    same_key,
+)
 
 
 def test_booleans_are_not_numbers() -> None:

@@ -13,11 +13,11 @@ from typing import Any
 
 import pytest
 
-from harness import files
-from harness.cli import main
-from harness.errors import ProfileError
-from harness.measurement import Measurement
-from harness.store import Store
+from benchspace.harness import files
+from benchspace.harness.cli import main
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.store import Store
 
 BENCH: dict[str, Any] = {
     "bench": "fake",

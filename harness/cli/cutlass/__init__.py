@@ -13,10 +13,10 @@ import importlib
 from collections.abc import Sequence
 from typing import Any
 
-from harness.cli import EXTRAS, MissingExtraError
-from harness.errors import UsageError
+from benchspace.harness.cli import EXTRAS, MissingExtraError
+from benchspace.harness.errors import UsageError
 
-# Action -> (module under harness.cli.cutlass, help).
+# Action -> (module under benchspace.harness.cli.cutlass, help).
 ACTIONS: dict[str, tuple[str, str]] = {
     "catalogue": (
         "catalogue",

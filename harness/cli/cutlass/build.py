@@ -6,10 +6,10 @@ import argparse
 import time
 from pathlib import Path
 
-from evaluation.cutlass.batch_index import BuildResult, load_index
-from evaluation.cutlass.batches import pending_names, plan_batches, read_kernel_list
-from evaluation.cutlass.build import build_batches, build_driver, merge_build_dir
-from evaluation.cutlass.build_format import render_plan, render_progress
+from benchspace.evaluation.cutlass.batch_index import BuildResult, load_index
+from benchspace.evaluation.cutlass.batches import pending_names, plan_batches, read_kernel_list
+from benchspace.evaluation.cutlass.build import build_batches, build_driver, merge_build_dir
+from benchspace.evaluation.cutlass.build_format import render_plan, render_progress
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from evaluation.cutlass.catalogue import D_TYPES, LAYOUTS, field_counts, load_catalogue
-from evaluation.cutlass.catalogue_format import counts_document, render_counts
+from benchspace.evaluation.cutlass.catalogue import D_TYPES, LAYOUTS, field_counts, load_catalogue
+from benchspace.evaluation.cutlass.catalogue_format import counts_document, render_counts
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.study.correlation import split_correlation
-from evaluation.study.correlation_format import render_correlation
-from evaluation.study.run import prepare
-from harness.cli.cutlass.dataset_args import add_dataset_arguments, load
-from harness.errors import UsageError
+from benchspace.evaluation.study.correlation import split_correlation
+from benchspace.evaluation.study.correlation_format import render_correlation
+from benchspace.evaluation.study.run import prepare
+from benchspace.harness.cli.cutlass.dataset_args import add_dataset_arguments, load
+from benchspace.harness.errors import UsageError
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from evaluation.cutlass.dataset import Dataset
-from evaluation.cutlass.hardware import Hardware, available_hardware, load_hardware
-from evaluation.cutlass.same_round import load_study_dataset
-from evaluation.study.run import resolve_hardware_name
-from harness.errors import UsageError
-from harness.files import read_json
+from benchspace.evaluation.cutlass.dataset import Dataset
+from benchspace.evaluation.cutlass.hardware import Hardware, available_hardware, load_hardware
+from benchspace.evaluation.cutlass.same_round import load_study_dataset
+from benchspace.evaluation.study.run import resolve_hardware_name
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import read_json
 
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
@@ -63,7 +63,7 @@ def resolve_params(value: str | None, dataset: Dataset) -> dict[str, Any]:
     if value is None or value == NONE:
         return {}
     if value == AUTO:
-        from evaluation.selector.model_file import SHIPPED
+        from benchspace.evaluation.selector.model_file import SHIPPED
 
         name = SHIPPED_SETTINGS.get(int(dataset.provenance.get("version") or 1))
         return read_params(str(SHIPPED / name)) if name else {}

@@ -9,17 +9,17 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from evaluation.selector.hpo import selector_settings
-from evaluation.study.report import render_text, write_report
-from evaluation.study.run import StudyOptions, run_study
-from harness.cli.cutlass.dataset_args import (
+from benchspace.evaluation.selector.hpo import selector_settings
+from benchspace.evaluation.study.report import render_text, write_report
+from benchspace.evaluation.study.run import StudyOptions, run_study
+from benchspace.harness.cli.cutlass.dataset_args import (
     add_dataset_arguments,
     add_params_argument,
     load,
     resolve_params,
 )
-from harness.errors import UsageError
-from harness.files import check_output
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     say = _progress() if live else None
     result = run_study(dataset, hw, options, say)
     if not args.no_header:
-        from evaluation.deploy.header_study import header_rows
+        from benchspace.evaluation.deploy.header_study import header_rows
 
         if say:
             say("header vs select: training the deployed model, growing its tree")

@@ -10,14 +10,18 @@ from typing import Any
 
 import pandas as pd
 
-from evaluation import DATA_DIR
-from evaluation.cutlass.dataset_export import kernel_table, measurement_table, write_dataset
-from evaluation.cutlass.nvcc import cutlass_version
-from harness.errors import BenchspaceError
-from harness.files import check_output, read_object, read_text
-from harness.provenance import git_state
-from harness.spaces.load import load_space
-from harness.store import Store
+from benchspace.evaluation import DATA_DIR
+from benchspace.evaluation.cutlass.dataset_export import (
+    kernel_table,
+    measurement_table,
+    write_dataset,
+)
+from benchspace.evaluation.cutlass.nvcc import cutlass_version
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.files import check_output, read_object, read_text
+from benchspace.harness.provenance import git_state
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.store import Store
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

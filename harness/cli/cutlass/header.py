@@ -6,19 +6,19 @@ import argparse
 import dataclasses
 from pathlib import Path
 
-from evaluation.deploy.kernel_header import (
+from benchspace.evaluation.deploy.kernel_header import (
     GemmHeaderSpec,
     choose_dispatch,
     render_gemm_header,
     spec_from_space,
 )
-from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
-from harness.errors import UsageError
-from harness.files import check_output
-from harness.jsonio import write_text_atomic
-from harness.project_paths import add_root_arguments, find_project_root, inside_project
-from harness.spaces.load import load_space
-from harness.spaces.model import Space
+from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import check_output
+from benchspace.harness.jsonio import write_text_atomic
+from benchspace.harness.project_paths import add_root_arguments, find_project_root, inside_project
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Space
 
 DEFAULTS = GemmHeaderSpec()
 
@@ -122,17 +122,17 @@ def _output(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None)
 
 def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> int:
     """The header from measured winners; one line per shape."""
-    from evaluation.cutlass.hardware import load_hardware
-    from evaluation.deploy.measured_header import (
+    from benchspace.evaluation.cutlass.hardware import load_hardware
+    from benchspace.evaluation.deploy.measured_header import (
         dispatch_hits,
         measured_dispatch,
         measured_table,
         restrict_to_top,
         shape_summary,
     )
-    from evaluation.deploy.shortlist import read_shortlist
-    from evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
-    from harness.profiles.read import load_profile
+    from benchspace.evaluation.deploy.shortlist import read_shortlist
+    from benchspace.evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
+    from benchspace.harness.profiles.read import load_profile
 
     profile = load_profile(args.from_profile)
     table = measured_table(profile)
@@ -197,13 +197,13 @@ def run(args: argparse.Namespace) -> int:
             f"override with {spec.env_var}=<kernel name>"
         )
     if args.check:
-        from evaluation.deploy.header_check import check_header
-        from evaluation.deploy.header_check_format import render_check
+        from benchspace.evaluation.deploy.header_check import check_header
+        from benchspace.evaluation.deploy.header_check_format import render_check
 
         exhaustive = None
         if args.dataset:
-            from evaluation.cutlass.dataset import candidate_table
-            from evaluation.cutlass.same_round import load_study_dataset
+            from benchspace.evaluation.cutlass.dataset import candidate_table
+            from benchspace.evaluation.cutlass.same_round import load_study_dataset
 
             table = candidate_table(load_study_dataset(args.dataset))
             exhaustive = table[table["split"] == "eval"]

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.selector.hpo import search
-from evaluation.selector.hpo_format import render_search, settings_document
-from evaluation.selector.model_file import SHIPPED
-from evaluation.study.run import prepare
-from harness.cli.cutlass.dataset_args import add_dataset_arguments, load
-from harness.errors import UsageError
-from harness.files import check_output
-from harness.jsonio import write_json_atomic
+from benchspace.evaluation.selector.hpo import search
+from benchspace.evaluation.selector.hpo_format import render_search, settings_document
+from benchspace.evaluation.selector.model_file import SHIPPED
+from benchspace.evaluation.study.run import prepare
+from benchspace.harness.cli.cutlass.dataset_args import add_dataset_arguments, load
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import check_output
+from benchspace.harness.jsonio import write_json_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,16 +5,16 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluation.cutlass.batches import read_kernel_list
-from evaluation.cutlass.kernel_set import (
+from benchspace.evaluation.cutlass.batches import read_kernel_list
+from benchspace.evaluation.cutlass.kernel_set import (
     DEFAULT_SIZE,
     SMALL_TILE_M,
     layout_kernel_set,
     render_kernel_list,
     widened_layout_kernel_set,
 )
-from harness.files import check_output
-from harness.jsonio import write_text_atomic
+from benchspace.harness.files import check_output
+from benchspace.harness.jsonio import write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

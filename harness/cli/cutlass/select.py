@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.deploy.select import cublas_advice, rank_shape
-from evaluation.deploy.select_format import render_ranking
-from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.evaluation.deploy.select import cublas_advice, rank_shape
+from benchspace.evaluation.deploy.select_format import render_ranking
+from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

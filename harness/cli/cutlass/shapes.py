@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.cutlass.hardware import available_hardware, load_hardware
-from evaluation.cutlass.shape_draw import build_shape_sets
-from evaluation.cutlass.shape_file import write_shape_sets
-from evaluation.cutlass.shapes import MAX_VOLUME
-from evaluation.cutlass.shapes_format import render_shape_sets
-from harness.errors import UsageError
-from harness.files import check_output
+from benchspace.evaluation.cutlass.hardware import available_hardware, load_hardware
+from benchspace.evaluation.cutlass.shape_draw import build_shape_sets
+from benchspace.evaluation.cutlass.shape_file import write_shape_sets
+from benchspace.evaluation.cutlass.shapes import MAX_VOLUME
+from benchspace.evaluation.cutlass.shapes_format import render_shape_sets
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.cutlass.shape_file import load_shape_sets, write_shape_sets
-from evaluation.cutlass.shapes_v2 import build_v2_sets
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.cutlass.shape_file import load_shape_sets, write_shape_sets
+from benchspace.evaluation.cutlass.shapes_v2 import build_v2_sets
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

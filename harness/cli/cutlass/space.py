@@ -6,14 +6,14 @@ import argparse
 import os
 from pathlib import Path
 
-from evaluation import DATA_DIR
-from evaluation.cutlass.batch_index import compiled_kernels, load_index
-from evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
-from evaluation.cutlass.shape_file import parse_shape_sets
-from evaluation.cutlass.space import build_space
-from harness.errors import BenchspaceError, UsageError
-from harness.files import check_output, read_json
-from harness.jsonio import write_json_atomic, write_text_atomic
+from benchspace.evaluation import DATA_DIR
+from benchspace.evaluation.cutlass.batch_index import compiled_kernels, load_index
+from benchspace.evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
+from benchspace.evaluation.cutlass.shape_file import parse_shape_sets
+from benchspace.evaluation.cutlass.space import build_space
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.files import check_output, read_json
+from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

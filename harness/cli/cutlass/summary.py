@@ -31,9 +31,9 @@ def _is_v2(folder: Path) -> bool:
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
     if _is_v2(args.dataset):
-        from evaluation.cutlass.dataset_v2 import load_dataset_v2
-        from evaluation.study.summary_v2 import summarise_v2
-        from evaluation.study.summary_v2_format import render_summary_v2
+        from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2
+        from benchspace.evaluation.study.summary_v2 import summarise_v2
+        from benchspace.evaluation.study.summary_v2_format import render_summary_v2
 
         v2 = load_dataset_v2(args.dataset)
         p = v2.provenance
@@ -43,9 +43,9 @@ def run(args: argparse.Namespace) -> int:
         )
         print(render_summary_v2(summarise_v2(v2, args.shapes), title))
         return 0
-    from evaluation.cutlass.dataset import describe, load_dataset
-    from evaluation.study.summary import summarise_dataset
-    from evaluation.study.summary_format import render_summary
+    from benchspace.evaluation.cutlass.dataset import describe, load_dataset
+    from benchspace.evaluation.study.summary import summarise_dataset
+    from benchspace.evaluation.study.summary_format import render_summary
 
     dataset = load_dataset(args.dataset)
     print(render_summary(summarise_dataset(dataset), describe(dataset)))

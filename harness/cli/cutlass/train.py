@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import argparse
 
-from evaluation.deploy.select import DEFAULT_MODEL, train_selector
-from evaluation.selector.hpo import selector_settings
-from evaluation.selector.model_file import SHIPPED_SELECTOR, save_selector
-from harness.cli.cutlass.dataset_args import (
+from benchspace.evaluation.deploy.select import DEFAULT_MODEL, train_selector
+from benchspace.evaluation.selector.hpo import selector_settings
+from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, save_selector
+from benchspace.harness.cli.cutlass.dataset_args import (
     add_dataset_arguments,
     add_params_argument,
     load,
     resolve_params,
 )
-from harness.files import check_output
+from benchspace.harness.files import check_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

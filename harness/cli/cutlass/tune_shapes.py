@@ -5,17 +5,17 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from evaluation.deploy.shortlist import (
+from benchspace.evaluation.deploy.shortlist import (
     DEFAULT_CUBLAS_ALGOS,
     kernels_to_build,
     shortlist,
     shortlist_space,
 )
-from evaluation.deploy.user_shapes import read_user_shapes
-from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
-from harness.errors import UsageError
-from harness.files import check_output
-from harness.jsonio import write_json_atomic, write_text_atomic
+from benchspace.evaluation.deploy.user_shapes import read_user_shapes
+from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.harness.errors import UsageError
+from benchspace.harness.files import check_output
+from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -139,9 +139,9 @@ def run(args: argparse.Namespace) -> int:
             f"benchspace cutlass header --from-profile profile.json --shortlist {shortlist_out}"
         )
     if args.report:
-        from evaluation.deploy.shortlist_format import render_curve
-        from evaluation.deploy.shortlist_study import Protocol, shortlist_study
-        from harness.cli.cutlass.dataset_args import load
+        from benchspace.evaluation.deploy.shortlist_format import render_curve
+        from benchspace.evaluation.deploy.shortlist_study import Protocol, shortlist_study
+        from benchspace.harness.cli.cutlass.dataset_args import load
 
         dataset, hw = load(argparse.Namespace(dataset=args.report, hardware=args.hardware))
         protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
@@ -153,11 +153,11 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> list[str]:
-    from evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
-    from evaluation.deploy.shortlist import read_shortlist
-    from evaluation.deploy.shortlist_format import render_measured
-    from evaluation.deploy.shortlist_measured import measured_curve
-    from evaluation.deploy.shortlist_study import Protocol
+    from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+    from benchspace.evaluation.deploy.shortlist import read_shortlist
+    from benchspace.evaluation.deploy.shortlist_format import render_measured
+    from benchspace.evaluation.deploy.shortlist_measured import measured_curve
+    from benchspace.evaluation.deploy.shortlist_study import Protocol
 
     short = read_shortlist(shortlist_csv)
     table = per_config(load_dataset_v2(folder).rounds)
@@ -173,7 +173,7 @@ def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> li
         write_text_atomic(out / "per_shape.csv", curve.per_shape.to_csv(index=False))
         lines.append(f"wrote {out / 'per_shape.csv'}")
         try:
-            from evaluation.deploy.shortlist_figure import write_curve_figure
+            from benchspace.evaluation.deploy.shortlist_figure import write_curve_figure
 
             lines.append(f"wrote {write_curve_figure(curve, out / 'k_curve.png')}")
         except ModuleNotFoundError:

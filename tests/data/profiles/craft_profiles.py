@@ -18,20 +18,20 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from harness.jsonio import write_json_atomic
-from harness.measurement import Measurement
-from harness.plan import ParamValue, plan_main, plan_pre_tune
-from harness.profiles.model import (
+from benchspace.harness.jsonio import write_json_atomic
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.plan import ParamValue, plan_main, plan_pre_tune
+from benchspace.harness.profiles.model import (
     BenchResult,
     PreTunePhaseResult,
     ProfileMeta,
     ProfileProvenance,
 )
-from harness.profiles.results import bench_result, build_profile
-from harness.profiles.scoring import better
-from harness.profiles.write import profile_data, result_data
-from harness.spaces.load import load_space
-from harness.spaces.model import Bench, Case, Space
+from benchspace.harness.profiles.results import bench_result, build_profile
+from benchspace.harness.profiles.scoring import better
+from benchspace.harness.profiles.write import profile_data, result_data
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Bench, Case, Space
 
 ROOT = Path(__file__).resolve().parents[3]
 SPACES = ROOT / "tests" / "generators" / "spaces"

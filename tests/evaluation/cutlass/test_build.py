@@ -10,26 +10,26 @@ from typing import Any
 
 import pytest
 
-from evaluation.cutlass.batch_index import (
+from benchspace.evaluation.cutlass.batch_index import (
     INDEX_NAME,
     BuildResult,
     load_index,
     record_result,
     write_index,
 )
-from evaluation.cutlass.batch_source import emit_batch, render_batch
-from evaluation.cutlass.batches import (
+from benchspace.evaluation.cutlass.batch_source import emit_batch, render_batch
+from benchspace.evaluation.cutlass.batches import (
     KernelBatch,
     batch_id,
     pending_names,
     plan_batches,
     read_kernel_list,
 )
-from evaluation.cutlass.build import build_one
-from evaluation.cutlass.catalogue import operations_by_name
-from evaluation.cutlass.nvcc import NVCC_FLAGS, compile_command
-from evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
-from harness.errors import BenchspaceError, UsageError
+from benchspace.evaluation.cutlass.build import build_one
+from benchspace.evaluation.cutlass.catalogue import operations_by_name
+from benchspace.evaluation.cutlass.nvcc import NVCC_FLAGS, compile_command
+from benchspace.evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
+from benchspace.harness.errors import BenchspaceError, UsageError
 
 DATA = Path(__file__).parents[1] / "data" / "cutlass"
 GOLDEN = DATA / "batch_one_kernel.cu"

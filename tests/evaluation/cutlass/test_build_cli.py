@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from benchspace.harness.cli import main
 
 KERNEL = (
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x2x1_0_tnn_align8"
@@ -85,13 +85,13 @@ def test_help_imports_no_action() -> None:
     """``benchspace --help`` and ``benchspace cutlass --help`` load no action module."""
     probe = (
         "import sys\n"
-        "from harness.cli import main\n"
+        "from benchspace.harness.cli import main\n"
         "for argv in (['--help'], ['cutlass', '--help']):\n"
         "    try:\n"
         "        main(argv)\n"
         "    except SystemExit:\n"
         "        pass\n"
-        "prefixes = ('evaluation', 'harness.cli.cutlass.')\n"
+        "prefixes = ('benchspace.evaluation', 'benchspace.harness.cli.cutlass.')\n"
         "loaded = [m for m in sys.modules if m.startswith(prefixes)]\n"
         "heavy = [m for m in ('pandas', 'cutlass_library', 'xgboost') if m in sys.modules]\n"
         "print(sorted(loaded), heavy, file=sys.stderr)\n"
@@ -112,12 +112,12 @@ def test_an_action_missing_its_extra_is_one_line(
 ) -> None:
     import importlib
 
-    import harness.cli.cutlass as dispatcher
+    import benchspace.harness.cli.cutlass as dispatcher
 
     real = importlib.import_module
 
     def fake(name: str, package: str | None = None) -> object:
-        if name.startswith("harness.cli.cutlass."):
+        if name.startswith("benchspace.harness.cli.cutlass."):
             raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
         return real(name, package)
 

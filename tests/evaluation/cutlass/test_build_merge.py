@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from evaluation.cutlass.batch_index import load_index, merge_index, write_index
-from evaluation.cutlass.build import merge_build_dir
-from harness.errors import BenchspaceError
+from benchspace.evaluation.cutlass.batch_index import load_index, merge_index, write_index
+from benchspace.evaluation.cutlass.build import merge_build_dir
+from benchspace.harness.errors import BenchspaceError
 
 BUILD = {"cutlass_version": "4.2.0", "flags": ["-O3"], "glue_version": 2}
 
@@ -123,7 +123,8 @@ def test_a_stop_signal_stops_the_build_at_once(tmp_path: Path) -> None:
     kernels.write_text("\n".join(KERNELS) + "\n")
     build = tmp_path / "b"
     env = {**os.environ, "NVCC": str(nvcc), "FAKE_STARTED": str(started)}
-    argv = [sys.executable, "-m", "harness.cli", "cutlass", "build", "--kernels", str(kernels),
+    argv = [sys.executable, "-m", "benchspace.harness.cli", "cutlass", "build",
+            "--kernels", str(kernels),
             "--build-dir", str(build), "--per-tu", "1", "--jobs", "1", "--no-driver"]  # fmt: skip
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60

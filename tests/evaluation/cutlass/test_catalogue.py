@@ -10,7 +10,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import (
+from benchspace.evaluation.cutlass.catalogue import (
     FIELDS,
     enumerate_operations,
     field_counts,
@@ -19,8 +19,8 @@ from evaluation.cutlass.catalogue import (
     operations_by_name,
     parse_kernel_name,
 )
-from harness.cli import main
-from harness.errors import UsageError
+from benchspace.harness.cli import main
+from benchspace.harness.errors import UsageError
 
 
 def manifest_operations(level_args: list[str]) -> list[Any]:

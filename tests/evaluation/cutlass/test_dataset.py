@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import (
+from benchspace.evaluation.cutlass.dataset import (
     DatasetError,
     candidate_table,
     cublas_table,
@@ -170,7 +170,7 @@ def test_bad_values(copy: Path) -> None:
 
 
 def test_folders_written_by_the_exporter_load(tmp_path: Path) -> None:
-    from evaluation.cutlass.dataset_export import write_dataset
+    from benchspace.evaluation.cutlass.dataset_export import write_dataset
 
     frozen = load_dataset(FROZEN)
     rows = frozen.measurements.drop(columns=["shape_class"])

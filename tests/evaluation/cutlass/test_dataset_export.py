@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.dataset_export import split_config
-from harness.cli import main
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_export import split_config
+from benchspace.harness.cli import main
 
 KERNELS = [
     "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma",
@@ -27,7 +27,7 @@ def test_split_config_fills_the_driver_defaults() -> None:
 def test_export_writes_a_dataset_that_loads(
     tmp_path: Path, installer: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from evaluation.cutlass.space import build_space
+    from benchspace.evaluation.cutlass.space import build_space
 
     (tmp_path / "kernels.txt").write_text("\n".join(KERNELS) + "\n")
     shapes = {

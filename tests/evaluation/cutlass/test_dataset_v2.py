@@ -9,16 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.dataset import DatasetError
-from evaluation.cutlass.dataset_v2 import (
+from benchspace.evaluation.cutlass.dataset import DatasetError
+from benchspace.evaluation.cutlass.dataset_v2 import (
     ROUND_COLUMNS,
     interleaving_problems,
     load_dataset_v2,
     per_config,
 )
-from evaluation.cutlass.driver_csv import parse_config
-from evaluation.study.summary_v2 import summarise_v2
-from evaluation.study.summary_v2_format import render_summary_v2
+from benchspace.evaluation.cutlass.driver_csv import parse_config
+from benchspace.evaluation.study.summary_v2 import summarise_v2
+from benchspace.evaluation.study.summary_v2_format import render_summary_v2
 
 COMMITTED = Path(__file__).parents[3] / "evaluation" / "data" / "h200" / "v2"
 SHAPES = Path(__file__).parents[3] / "evaluation" / "data" / "shapes" / "h200_v2.json"
@@ -153,7 +153,7 @@ def test_committed_v2_data_times_cublas_in_the_kernels_rounds() -> None:
 def test_runs_of_a_shape_are_put_on_one_clock_by_their_cublas_rows(tmp_path: Path) -> None:
     """A later call ran everything 10 % faster: its rows are scaled back by the cuBLASLt
     configurations both runs timed, never by the re-timed kernels (picked as the fastest)."""
-    from evaluation.cutlass.dataset_v2 import align_runs
+    from benchspace.evaluation.cutlass.dataset_v2 import align_runs
 
     cublas = {f"cublas:algo{i}": 0.02 + 0.001 * i for i in range(5)}
     x = _run("eval-256x512x1024-x", "eval", "x",

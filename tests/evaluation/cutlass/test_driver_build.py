@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.build import build_driver
-from evaluation.cutlass.driver_csv import COLUMNS, parse_config
-from harness.errors import UsageError
+from benchspace.evaluation.cutlass.build import build_driver
+from benchspace.evaluation.cutlass.driver_csv import COLUMNS, parse_config
+from benchspace.harness.errors import UsageError
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
 

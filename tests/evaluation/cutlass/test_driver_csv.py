@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.driver_csv import (
+from benchspace.evaluation.cutlass.driver_csv import (
     COLUMNS,
     ROW_FIELDS,
     STATUSES,
@@ -22,7 +22,7 @@ from evaluation.cutlass.driver_csv import (
     parse_output,
     rows_frame,
 )
-from harness.errors import ReaderError, UsageError
+from benchspace.harness.errors import ReaderError, UsageError
 
 DATA = Path(__file__).parents[1] / "data" / "cutlass"
 FAKE = Path(__file__).parents[2] / "fakes" / "fake_cutlass_driver.py"

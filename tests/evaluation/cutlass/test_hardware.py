@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.hardware import Hardware, HardwareError, available_hardware, load_hardware
+from benchspace.evaluation.cutlass.hardware import (
+    Hardware,
+    HardwareError,
+    available_hardware,
+    load_hardware,
+)
 
 SHIPPED = Path(__file__).parents[3] / "evaluation" / "data" / "hardware" / "h200.json"
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.batches import read_kernel_list
-from evaluation.cutlass.catalogue import load_catalogue
-from evaluation.cutlass.kernel_set import (
+from benchspace.evaluation.cutlass.batches import read_kernel_list
+from benchspace.evaluation.cutlass.catalogue import load_catalogue
+from benchspace.evaluation.cutlass.kernel_set import (
     COVERED_FIELDS,
     DEFAULT_SIZE,
     LIST_FORMAT,
@@ -19,8 +19,8 @@ from evaluation.cutlass.kernel_set import (
     render_kernel_list,
     widen_kernel_set,
 )
-from evaluation.cutlass.spill import static_spill
-from harness.errors import UsageError
+from benchspace.evaluation.cutlass.spill import static_spill
+from benchspace.harness.errors import UsageError
 
 COMMITTED = Path(__file__).parents[3] / "evaluation" / "data" / "h200" / "kernel_set_tnn.txt"
 
@@ -86,8 +86,8 @@ def test_committed_list_is_what_the_generator_writes() -> None:
 def test_cli_writes_the_list(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import harness.cli.cutlass.kernel_set as action
-    from harness.cli import main
+    import benchspace.harness.cli.cutlass.kernel_set as action
+    from benchspace.harness.cli import main
 
     monkeypatch.setattr(action, "layout_kernel_set", lambda layout, size, seed: ["k1", "k2"])
     out = tmp_path / "sub" / "k.txt"

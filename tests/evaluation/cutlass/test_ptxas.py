@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from evaluation.cutlass.ptxas import PtxasUsage, parse_ptxas, usage_by_kernel
+from benchspace.evaluation.cutlass.ptxas import PtxasUsage, parse_ptxas, usage_by_kernel
 
 DATA = Path(__file__).parents[1] / "data" / "cutlass"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"

@@ -9,8 +9,12 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import DatasetError, candidate_table, load_dataset
-from evaluation.cutlass.same_round import dataset_from_v2, load_study_dataset, same_round_cublas
+from benchspace.evaluation.cutlass.dataset import DatasetError, candidate_table, load_dataset
+from benchspace.evaluation.cutlass.same_round import (
+    dataset_from_v2,
+    load_study_dataset,
+    same_round_cublas,
+)
 
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 K1 = PREFIX + "128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma"
@@ -72,7 +76,7 @@ def test_a_v2_folder_without_the_reader_says_so(tmp_path: Path) -> None:
         json.dumps({"format": "benchspace-cutlass-dataset", "version": 2})
     )
     try:
-        import evaluation.cutlass.dataset_v2  # noqa: F401
+        import benchspace.evaluation.cutlass.dataset_v2  # noqa: F401
     except ModuleNotFoundError:
         with pytest.raises(DatasetError, match="a version 2 dataset, but this checkout has no"):
             load_study_dataset(tmp_path)

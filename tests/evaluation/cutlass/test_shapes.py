@@ -8,15 +8,15 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.hardware import Hardware, load_hardware
-from evaluation.cutlass.shape_draw import build_shape_sets
-from evaluation.cutlass.shape_file import (
+from benchspace.evaluation.cutlass.hardware import Hardware, load_hardware
+from benchspace.evaluation.cutlass.shape_draw import build_shape_sets
+from benchspace.evaluation.cutlass.shape_file import (
     load_shape_sets,
     shape_cases,
     shape_sets_to_json,
     write_shape_sets,
 )
-from evaluation.cutlass.shapes import (
+from benchspace.evaluation.cutlass.shapes import (
     MAX_VOLUME,
     ShapeError,
     geometry_tags,
@@ -25,7 +25,7 @@ from evaluation.cutlass.shapes import (
     snap,
     working_set,
 )
-from harness.cli import main
+from benchspace.harness.cli import main
 
 SHIPPED = Path(__file__).parents[3] / "evaluation" / "data" / "shapes" / "h200.json"
 
@@ -150,7 +150,7 @@ def test_cli_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
 
 
 def test_v2_shape_sets_are_new_and_current() -> None:
-    from evaluation.cutlass.shapes_v2 import EVAL_MAX_VOLUME, build_v2_sets
+    from benchspace.evaluation.cutlass.shapes_v2 import EVAL_MAX_VOLUME, build_v2_sets
 
     root = Path(__file__).parents[3] / "evaluation" / "data" / "shapes"
     v1 = load_shape_sets(root / "h200.json")

@@ -7,9 +7,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.cutlass.smem import (
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.cutlass.smem import (
     auto_stages,
     epilogue_storage_bytes,
     resolved_stages,

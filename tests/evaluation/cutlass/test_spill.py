@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from evaluation.cutlass.spill import accumulators_per_thread, static_spill
+from benchspace.evaluation.cutlass.spill import accumulators_per_thread, static_spill
 
 
 def kernels(catalogue: pd.DataFrame, tile: tuple[int, int], schedule: str) -> pd.DataFrame:

@@ -17,7 +17,7 @@ from pathlib import Path
 import cutlass_library
 from cutlass_library.gemm_operation import EmitGemmUniversal3xInstance
 
-from evaluation.cutlass.catalogue import enumerate_operations, operation_record
+from benchspace.evaluation.cutlass.catalogue import enumerate_operations, operation_record
 
 HEADER = """\
 # CUTLASS 4.2.0 (nvidia-cutlass 4.2.0.0 wheel) compiled by nvcc 13.0.88 for sm_90a: one kernel

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.deploy.dispatch_tree import LEAF, LeafCost, grow_tree, relabel
+from benchspace.evaluation.deploy.dispatch_tree import LEAF, LeafCost, grow_tree, relabel
 
 EDGES = [np.array([256, 512, 1024, 2048])] * 3
 

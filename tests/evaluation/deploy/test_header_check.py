@@ -10,10 +10,10 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import candidate_table, load_dataset
-from evaluation.deploy.header_check import check_header
-from evaluation.deploy.header_check_format import render_check
-from evaluation.deploy.kernel_header import (
+from benchspace.evaluation.cutlass.dataset import candidate_table, load_dataset
+from benchspace.evaluation.deploy.header_check import check_header
+from benchspace.evaluation.deploy.header_check_format import render_check
+from benchspace.evaluation.deploy.kernel_header import (
     CUBLAS,
     GemmHeaderSpec,
     choose_dispatch,
@@ -21,11 +21,11 @@ from evaluation.deploy.kernel_header import (
     predicted_log_y,
     render_gemm_header,
 )
-from evaluation.deploy.select import score_matrix
-from evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
-from evaluation.selector.model_file import DeployedSelector, load_selector
-from harness.cli import main
-from harness.errors import UsageError
+from benchspace.evaluation.deploy.select import score_matrix
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
+from benchspace.evaluation.selector.model_file import DeployedSelector, load_selector
+from benchspace.harness.cli import main
+from benchspace.harness.errors import UsageError
 
 SPEC = GemmHeaderSpec(max_leaves=12, samples=300, min_samples=2)
 
@@ -110,8 +110,8 @@ def test_header_check_command(
 def test_select_names_cublas_where_same_round_evidence_is_near(
     selector: DeployedSelector,
 ) -> None:
-    from evaluation.deploy.select import cublas_advice, rank_shape
-    from evaluation.deploy.select_format import render_ranking
+    from benchspace.evaluation.deploy.select import cublas_advice, rank_shape
+    from benchspace.evaluation.deploy.select_format import render_ranking
 
     evidence = pd.DataFrame(
         {

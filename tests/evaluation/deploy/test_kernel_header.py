@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from selector_data import ROOT
 
-from evaluation.deploy.dispatch_tree import LEAF, DispatchTree, TreeNode
-from evaluation.deploy.kernel_header import (
+from benchspace.evaluation.deploy.dispatch_tree import LEAF, DispatchTree, TreeNode
+from benchspace.evaluation.deploy.kernel_header import (
     CUBLAS,
     GemmChoice,
     GemmDispatch,
@@ -20,9 +20,9 @@ from evaluation.deploy.kernel_header import (
     render_gemm_header,
     spec_from_space,
 )
-from evaluation.deploy.shape_features import feature_matrix, shape_features
-from harness.errors import HeaderError
-from harness.spaces.load import load_space
+from benchspace.evaluation.deploy.shape_features import feature_matrix, shape_features
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.spaces.load import load_space
 
 GOLDEN = Path(__file__).parents[1] / "data" / "gemm_kernels_golden.hh"
 ENV = "BENCHSPACE_GEMM_KERNEL"

@@ -12,12 +12,16 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.deploy.select import rank_shape, rank_shapes, train_selector
-from evaluation.selector.model_file import SelectorFileError, load_selector, save_selector
-from harness.cli import main
-from harness.errors import UsageError
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.deploy.select import rank_shape, rank_shapes, train_selector
+from benchspace.evaluation.selector.model_file import (
+    SelectorFileError,
+    load_selector,
+    save_selector,
+)
+from benchspace.harness.cli import main
+from benchspace.harness.errors import UsageError
 
 REGRET_COLUMNS = (
     "mean",
@@ -84,7 +88,7 @@ def test_select_loads_without_the_dataset(saved: Path, tmp_path: Path) -> None:
         [
             sys.executable,
             "-m",
-            "harness.cli",
+            "benchspace.harness.cli",
             "cutlass",
             "select",
             "256",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from evaluation.deploy.shape_features import feature_matrix, shape_features
-from evaluation.deploy.shape_sample import ShapeDomain
+from benchspace.evaluation.deploy.shape_features import feature_matrix, shape_features
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain
 
 
 def test_padding_and_wave_features() -> None:

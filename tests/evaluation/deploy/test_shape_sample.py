@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.deploy.shape_sample import ShapeDomain, log2_edges, sample_shapes
-from harness.errors import UsageError
+from benchspace.evaluation.deploy.shape_sample import ShapeDomain, log2_edges, sample_shapes
+from benchspace.harness.errors import UsageError
 
 
 def test_samples_are_seeded_aligned_and_inside_the_box() -> None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluation.deploy.shortlist_format import render_measured
-from evaluation.deploy.shortlist_measured import measured_curve
-from evaluation.deploy.shortlist_study import Protocol
+from benchspace.evaluation.deploy.shortlist_format import render_measured
+from benchspace.evaluation.deploy.shortlist_measured import measured_curve
+from benchspace.evaluation.deploy.shortlist_study import Protocol
 
 
 def _table(runs: dict[tuple[str, str, str], dict[str, float]]) -> pd.DataFrame:
@@ -69,7 +69,7 @@ SHORTLIST = ROOT / "spaces" / "tune_shapes_eval.shortlist.csv"
 def test_the_committed_gpu_run_timed_every_shortlist_in_its_oracle_rounds(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from harness.cli import main
+    from benchspace.harness.cli import main
 
     argv = ["cutlass", "tune-shapes", "--measured", str(COMMITTED), "--shortlist", str(SHORTLIST)]
     assert main(argv) == 0
@@ -80,7 +80,7 @@ def test_the_committed_gpu_run_timed_every_shortlist_in_its_oracle_rounds(
 
 
 def test_measured_without_a_shortlist_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.cli import main
+    from benchspace.harness.cli import main
 
     assert main(["cutlass", "tune-shapes", "--measured", str(COMMITTED)]) == 2
     assert capsys.readouterr().err == (
@@ -90,7 +90,7 @@ def test_measured_without_a_shortlist_is_one_line(capsys: pytest.CaptureFixture[
 
 def test_the_curve_is_drawn_with_its_per_shape_table(tmp_path: __import__("pathlib").Path) -> None:
     pytest.importorskip("matplotlib")
-    from evaluation.deploy.shortlist_figure import write_curve_figure
+    from benchspace.evaluation.deploy.shortlist_figure import write_curve_figure
 
     table = _table({("y2", "c2", "y"): {"a": 1.2, "b": 1.0, "o": 1.0, "cublas:heuristic": 1.1}})
     curve = measured_curve(table, SHORT, ks=(1, 2))
@@ -102,7 +102,7 @@ def test_a_csv_that_is_not_a_shortlist_is_one_line(
     tmp_path: __import__("pathlib").Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Both readers of a shortlist (the measured curve and the header from a profile)."""
-    from harness.cli import main
+    from benchspace.harness.cli import main
 
     bad = tmp_path / "short.csv"
     bad.write_text("M,N\n1,2\n")
@@ -122,8 +122,8 @@ def test_a_csv_that_is_not_a_shortlist_is_one_line(
 
 
 def test_the_winners_table_ends_with_the_pick_against_cublas() -> None:
-    from evaluation.deploy.measured_header import ShapeWinner
-    from evaluation.deploy.shortlist_format import render_winners
+    from benchspace.evaluation.deploy.measured_header import ShapeWinner
+    from benchspace.evaluation.deploy.shortlist_format import render_winners
 
     def winner(cutlass: float, cublas: float) -> ShapeWinner:
         return ShapeWinner(shape=(64, 64, 64), winner="k", winner_tflops=max(cutlass, cublas),

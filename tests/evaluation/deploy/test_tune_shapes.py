@@ -19,23 +19,23 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.batches import read_kernel_list
-from evaluation.deploy.kernel_header import CUBLAS, GemmHeaderSpec, render_gemm_header
-from evaluation.deploy.measured_header import (
+from benchspace.evaluation.cutlass.batches import read_kernel_list
+from benchspace.evaluation.deploy.kernel_header import CUBLAS, GemmHeaderSpec, render_gemm_header
+from benchspace.evaluation.deploy.measured_header import (
     COLUMNS,
     dispatch_hits,
     measured_dispatch,
     restrict_to_top,
     shape_summary,
 )
-from evaluation.deploy.select import rank_shapes
-from evaluation.deploy.shortlist import cublas_configs, shortlist
-from evaluation.deploy.shortlist_study import Protocol, curve
-from evaluation.deploy.user_shapes import parse_shapes_text, read_user_shapes
-from evaluation.selector.model_file import load_selector
-from harness.cli import main
-from harness.errors import UsageError
-from harness.spaces.load import load_space
+from benchspace.evaluation.deploy.select import rank_shapes
+from benchspace.evaluation.deploy.shortlist import cublas_configs, shortlist
+from benchspace.evaluation.deploy.shortlist_study import Protocol, curve
+from benchspace.evaluation.deploy.user_shapes import parse_shapes_text, read_user_shapes
+from benchspace.evaluation.selector.model_file import load_selector
+from benchspace.harness.cli import main
+from benchspace.harness.errors import UsageError
+from benchspace.harness.spaces.load import load_space
 
 ENV = "BENCHSPACE_GEMM_KERNEL"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"

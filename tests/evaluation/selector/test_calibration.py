@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.selector.calibration import Calibration, fit_calibration, score_gaps
+from benchspace.evaluation.selector.calibration import Calibration, fit_calibration, score_gaps
 
 
 def test_gaps_are_relative_to_each_groups_best() -> None:

@@ -7,11 +7,11 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.selector.cv import cross_validate, grouped_folds, shape_keys
-from evaluation.selector.models import RidgeSelector
-from evaluation.study.run import prepare
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.selector.cv import cross_validate, grouped_folds, shape_keys
+from benchspace.evaluation.selector.models import RidgeSelector
+from benchspace.evaluation.study.run import prepare
 
 
 def _frame() -> pd.DataFrame:

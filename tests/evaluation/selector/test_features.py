@@ -7,9 +7,9 @@ import math
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.features import (
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.features import (
     CATEGORICAL_FEATURES,
     compute_features,
     cross_pairs,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.encoding import candidate_features, feature_spec
-from evaluation.selector.features import FEATURE_VERSION, features_for_pairs
-from evaluation.selector.static_time import estimated_time_ns
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.encoding import candidate_features, feature_spec
+from benchspace.evaluation.selector.features import FEATURE_VERSION, features_for_pairs
+from benchspace.evaluation.selector.static_time import estimated_time_ns
 
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_"
 STREAM_K = (
@@ -85,8 +85,8 @@ def test_knobs_default_and_are_features(h200: Hardware) -> None:
 
 
 def test_the_shipped_version_1_selector_still_loads_and_scores(h200: Hardware) -> None:
-    from evaluation.deploy.select import rank_shape
-    from evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+    from benchspace.evaluation.deploy.select import rank_shape
+    from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 
     selector = load_selector(SHIPPED_SELECTOR)
     assert selector.spec.version == 1

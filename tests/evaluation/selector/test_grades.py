@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.selector.grades import G_MAX, band_indices, label_groups, relevance, within_fraction
+from benchspace.evaluation.selector.grades import (
+    G_MAX,
+    band_indices,
+    label_groups,
+    relevance,
+    within_fraction,
+)
 
 
 def test_adjacent_candidates_within_twice_the_pooled_spread_share_a_band() -> None:
@@ -70,7 +76,7 @@ def test_within_fraction() -> None:
 
 
 def test_linear_grades_follow_throughput_above_the_floor() -> None:
-    from evaluation.selector.grades import linear_grades
+    from benchspace.evaluation.selector.grades import linear_grades
 
     y = np.array([1.0, 0.97, 0.85, 0.7, 0.2])
     # floor 0.7, 10 levels: (y - 0.7) / 0.3 * 10 -> 10, 9, 5, 0, 0.

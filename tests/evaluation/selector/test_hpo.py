@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from selector_data import FROZEN
 
-from evaluation.selector.hpo import search, selector_settings
-from harness.cli import main
+from benchspace.evaluation.selector.hpo import search, selector_settings
+from benchspace.harness.cli import main
 
 pytest.importorskip("optuna")
 
@@ -74,9 +74,9 @@ def test_search_resumes_the_sqlite_study(
 
 
 def test_pinned_objective(tmp_path: Path) -> None:
-    from evaluation.cutlass.dataset import load_dataset
-    from evaluation.cutlass.hardware import load_hardware
-    from evaluation.study.run import prepare
+    from benchspace.evaluation.cutlass.dataset import load_dataset
+    from benchspace.evaluation.cutlass.hardware import load_hardware
+    from benchspace.evaluation.study.run import prepare
 
     prepared = prepare(load_dataset(FROZEN), load_hardware("h200"))
     train = (prepared.labels["split"] == "train").to_numpy()
@@ -97,7 +97,7 @@ def test_params_auto_takes_the_shipped_winner_of_the_datasets_version() -> None:
     from types import SimpleNamespace
     from typing import Any, cast
 
-    from harness.cli.cutlass.dataset_args import resolve_params
+    from benchspace.harness.cli.cutlass.dataset_args import resolve_params
 
     def dataset(version: int) -> Any:
         return cast(Any, SimpleNamespace(provenance={"version": version}))

@@ -6,7 +6,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.selector.metrics import cublas_geomean, picks, random_pick, shape_columns, summarise
+from benchspace.evaluation.selector.metrics import (
+    cublas_geomean,
+    picks,
+    random_pick,
+    shape_columns,
+    summarise,
+)
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.selector.encoding import Scaler, design
-from evaluation.selector.grades import label_groups
-from evaluation.selector.metrics import picks, random_pick
-from evaluation.selector.mlp import (
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.selector.encoding import Scaler, design
+from benchspace.evaluation.selector.grades import label_groups
+from benchspace.evaluation.selector.metrics import picks, random_pick
+from benchspace.evaluation.selector.mlp import (
     NEEDLE_TOP,
     FoldedMLP,
     MLPSelector,
@@ -27,7 +27,7 @@ from evaluation.selector.mlp import (
     sample_pairs,
     torch_available,
 )
-from evaluation.study.run import Prepared, fit_model, prepare
+from benchspace.evaluation.study.run import Prepared, fit_model, prepare
 
 needs_torch = pytest.mark.skipif(not torch_available(), reason="PyTorch is not installed")
 
@@ -170,10 +170,10 @@ def test_the_package_imports_and_runs_without_torch() -> None:
                 return None
 
         sys.meta_path.insert(0, NoTorch())
-        from evaluation.cutlass.dataset import load_dataset
-        from evaluation.cutlass.hardware import load_hardware
-        from evaluation.selector.mlp import torch_available
-        from evaluation.study.run import StudyOptions, run_study
+        from benchspace.evaluation.cutlass.dataset import load_dataset
+        from benchspace.evaluation.cutlass.hardware import load_hardware
+        from benchspace.evaluation.selector.mlp import torch_available
+        from benchspace.evaluation.study.run import StudyOptions, run_study
         assert not torch_available()
         result = run_study(load_dataset({str(FROZEN)!r}), load_hardware("h200"),
                            StudyOptions(cross_validation=False, repetitions=2))

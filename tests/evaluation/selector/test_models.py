@@ -7,9 +7,9 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.selector.encoding import (
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.selector.encoding import (
     FeatureSpec,
     category_codes,
     design,
@@ -18,10 +18,10 @@ from evaluation.selector.encoding import (
     numeric_matrix,
     one_hot,
 )
-from evaluation.selector.grades import label_groups
-from evaluation.selector.metrics import picks
-from evaluation.selector.models import OBJECTIVES, RidgeSelector, XGBSelector, xgb_matrix
-from evaluation.study.run import Prepared, fit_model, prepare
+from benchspace.evaluation.selector.grades import label_groups
+from benchspace.evaluation.selector.metrics import picks
+from benchspace.evaluation.selector.models import OBJECTIVES, RidgeSelector, XGBSelector, xgb_matrix
+from benchspace.evaluation.study.run import Prepared, fit_model, prepare
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_unknown_grading_and_pair_method(prepared: Prepared) -> None:
 
 
 def test_a_model_with_its_own_bands_is_graded_with_them(prepared: Prepared) -> None:
-    from evaluation.selector.grades import relevance
+    from benchspace.evaluation.selector.grades import relevance
 
     labels, features = prepared.labels, prepared.features
     own = fit_model(XGBSelector(spec=prepared.spec, n_estimators=20, bands=1), features, labels)

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.selector.nvmmh import rank_scores
+from benchspace.evaluation.selector.nvmmh import rank_scores
 
 
 def _candidates() -> pd.DataFrame:
@@ -35,7 +35,7 @@ def test_the_ranking_maps_by_tile_and_cluster_then_schedule() -> None:
 
 def test_the_library_ranks_a_large_problem() -> None:
     pytest.importorskip("nvMatmulHeuristics")
-    from evaluation.selector.nvmmh import ranked_configs
+    from benchspace.evaluation.selector.nvmmh import ranked_configs
 
     ranked = ranked_configs(4096, 4096, 4096, "tnn", "h200", count=8)
     assert 1 <= len(ranked) <= 8 and all(len(c) == 5 for c in ranked)

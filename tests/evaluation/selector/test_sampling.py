@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.features import features_for_pairs
-from evaluation.selector.sampling import (
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.features import features_for_pairs
+from benchspace.evaluation.selector.sampling import (
     SamplingPolicy,
     biased_diverse,
     parse_sample,
@@ -18,7 +18,7 @@ from evaluation.selector.sampling import (
     static_top,
     uniform,
 )
-from harness.errors import SpaceError
+from benchspace.harness.errors import SpaceError
 
 POOL = [f"k{i:03d}" for i in range(200)]
 SCORES = [float((i * 37) % 200) for i in range(200)]  # a permutation of 0..199

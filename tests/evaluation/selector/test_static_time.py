@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.catalogue import parse_kernel_name, records_frame
-from evaluation.cutlass.hardware import Hardware
-from evaluation.selector.features import compute_features
-from evaluation.selector.static_time import (
+from benchspace.evaluation.cutlass.catalogue import parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.selector.features import compute_features
+from benchspace.evaluation.selector.static_time import (
     WEIGHTS,
     estimated_time_ns,
     fixed_kernel,

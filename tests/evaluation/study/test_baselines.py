@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.study.baselines import baseline_rows, with_cublas
-from evaluation.study.run import prepare
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.study.baselines import baseline_rows, with_cublas
+from benchspace.evaluation.study.run import prepare
 
 
 def _picks(shapes: list[tuple[int, int, int]], tflops: list[float]) -> pd.DataFrame:

@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.hardware import Hardware
-from evaluation.study.correlation import (
+from benchspace.evaluation.cutlass.hardware import Hardware
+from benchspace.evaluation.study.correlation import (
     correlation_table,
     regime_table,
     regime_tags,
@@ -82,7 +82,7 @@ def test_regime_table(h200: Hardware) -> None:
 
 
 def test_split_correlation_chooses_groups() -> None:
-    from evaluation.study.correlation import split_correlation
+    from benchspace.evaluation.study.correlation import split_correlation
 
     features, labels = _simpson()
     labels = labels.assign(split=["train"] * 4 + ["eval"] * 4, exhaustive=[False] * 4 + [True] * 4)
@@ -100,7 +100,7 @@ def test_split_correlation_chooses_groups() -> None:
 def test_the_correlation_command(capsys: pytest.CaptureFixture[str]) -> None:
     from selector_data import FROZEN
 
-    from harness.cli import main
+    from benchspace.harness.cli import main
 
     assert main(["cutlass", "correlation", str(FROZEN), "--hardware", "h200", "--limit", "3"]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.study.summary import summarise_dataset
-from evaluation.study.summary_format import render_summary
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.study.summary import summarise_dataset
+from benchspace.evaluation.study.summary_format import render_summary
 
 H200 = Path(__file__).resolve().parents[3] / "evaluation" / "data" / "h200"
 

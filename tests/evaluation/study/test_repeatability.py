@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from evaluation.cutlass.dataset import exhaustive_groups
-from evaluation.study.repeatability import (
+from benchspace.evaluation.cutlass.dataset import exhaustive_groups
+from benchspace.evaluation.study.repeatability import (
     largest_run_winners,
     oracle_repeatability,
     repeatability_note,

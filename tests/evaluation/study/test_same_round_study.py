@@ -9,12 +9,12 @@ import numpy as np
 import pandas as pd
 from selector_data import FROZEN
 
-from evaluation.cutlass.dataset import load_dataset
-from evaluation.cutlass.hardware import load_hardware
-from evaluation.cutlass.same_round import dataset_from_v2
-from evaluation.deploy.kernel_header import CUBLAS, GemmHeaderSpec, choose_dispatch
-from evaluation.deploy.select import train_selector
-from evaluation.study.run import StudyOptions, run_study
+from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.hardware import load_hardware
+from benchspace.evaluation.cutlass.same_round import dataset_from_v2
+from benchspace.evaluation.deploy.kernel_header import CUBLAS, GemmHeaderSpec, choose_dispatch
+from benchspace.evaluation.deploy.select import train_selector
+from benchspace.evaluation.study.run import StudyOptions, run_study
 
 
 def crafted_v2() -> pd.DataFrame:

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evaluation.study.sampling_study import (
+from benchspace.evaluation.study.sampling_study import (
     SEED_CATALOGUE,
     SEED_P05,
     SEED_REGRET,

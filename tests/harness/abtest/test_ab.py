@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.abtest.ab import (
+from benchspace.harness.abtest.ab import (
     ABOptions,
     Side,
     exe_invocation,
@@ -22,7 +22,7 @@ from harness.abtest.ab import (
     run_ab,
     with_side,
 )
-from harness.abtest.stats import (
+from benchspace.harness.abtest.stats import (
     check_samples,
     compare,
     look_confidence,
@@ -33,10 +33,10 @@ from harness.abtest.stats import (
     ratio_intervals,
     verdict_of,
 )
-from harness.cli import main
-from harness.errors import BenchspaceError, UsageError
-from harness.execute.invoke import Invocation, RunOptions
-from harness.store import Store
+from benchspace.harness.cli import main
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.execute.invoke import Invocation, RunOptions
+from benchspace.harness.store import Store
 
 FAKE_AB = Path(__file__).resolve().parents[2] / "fakes" / "fake_ab.py"
 

@@ -10,21 +10,21 @@ from typing import Any
 
 import pytest
 
-from generators.port import accepted_constants
-from harness.abtest.ab import ABResult, Side, case_params
-from harness.abtest.confirm import (
+from benchspace.generators.port import accepted_constants
+from benchspace.harness.abtest.ab import ABResult, Side, case_params
+from benchspace.harness.abtest.confirm import (
     Run,
     Target,
     judge,
     parse_changes,
     plan_targets,
 )
-from harness.abtest.stats import compare
-from harness.cli import main
-from harness.errors import HeaderError
-from harness.execute.invoke import Invocation
-from harness.spaces.load import load_space
-from harness.spaces.model import Consumer, Space
+from benchspace.harness.abtest.stats import compare
+from benchspace.harness.cli import main
+from benchspace.harness.errors import HeaderError
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Consumer, Space
 
 FAKE_AB = Path(__file__).resolve().parents[2] / "fakes" / "fake_ab.py"
 

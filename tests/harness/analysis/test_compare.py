@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from harness.analysis.compare import compare_profiles
-from harness.cli import main
-from harness.errors import ProfileError
-from harness.profiles.read import load_profile, parse_profile
+from benchspace.harness.analysis.compare import compare_profiles
+from benchspace.harness.cli import main
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.profiles.read import load_profile, parse_profile
 
 TESTS = Path(__file__).resolve().parents[2]
 PROFILES = TESTS / "data" / "profiles"

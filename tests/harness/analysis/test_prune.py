@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from harness.analysis.prune import incumbents, invocation_counts, prune_space
-from harness.analysis.sensitivity import analyse_profile
-from harness.analysis.sensitivity_report import SensitivityReport
-from harness.cli import main
-from harness.errors import SpaceError
-from harness.plan import count_invocations
-from harness.profiles.read import load_profile, parse_profile
-from harness.spaces.load import load_space, parse_space
-from harness.spaces.model import Space
+from benchspace.harness.analysis.prune import incumbents, invocation_counts, prune_space
+from benchspace.harness.analysis.sensitivity import analyse_profile
+from benchspace.harness.analysis.sensitivity_report import SensitivityReport
+from benchspace.harness.cli import main
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.plan import count_invocations
+from benchspace.harness.profiles.read import load_profile, parse_profile
+from benchspace.harness.spaces.load import load_space, parse_space
+from benchspace.harness.spaces.model import Space
 
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 CRAFTED = PROFILES / "sensitivity_crafted.json"

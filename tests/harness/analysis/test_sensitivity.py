@@ -21,13 +21,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.analysis.noise import measured_noise, median_sd
-from harness.analysis.sensitivity import analyse_profile
-from harness.analysis.sensitivity_report import SensitivityReport
-from harness.analysis.slices import percentile
-from harness.cli import main
-from harness.profiles.model import MeasurementRow
-from harness.profiles.read import load_profile
+from benchspace.harness.analysis.noise import measured_noise, median_sd
+from benchspace.harness.analysis.sensitivity import analyse_profile
+from benchspace.harness.analysis.sensitivity_report import SensitivityReport
+from benchspace.harness.analysis.slices import percentile
+from benchspace.harness.cli import main
+from benchspace.harness.profiles.model import MeasurementRow
+from benchspace.harness.profiles.read import load_profile
 
 ROOT = Path(__file__).resolve().parents[3]
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"

@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.errors import UsageError
-from harness.execute.affinity import (
+from benchspace.harness.cli import main
+from benchspace.harness.errors import UsageError
+from benchspace.harness.execute.affinity import (
     available_cpus,
     format_cpus,
     pinned_spawn_mask,

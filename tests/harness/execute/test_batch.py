@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.execute.batch import execute_batch, make_batches
-from harness.execute.invoke import Invocation, RunOptions, build_invocation
-from harness.plan import plan_main
-from harness.spaces.load import parse_space
+from benchspace.harness.execute.batch import execute_batch, make_batches
+from benchspace.harness.execute.invoke import Invocation, RunOptions, build_invocation
+from benchspace.harness.plan import plan_main
+from benchspace.harness.spaces.load import parse_space
 
 
 def _members(

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.store import Store
+from benchspace.harness.cli import main
+from benchspace.harness.store import Store
 
 KERNELS = [
     f"cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_{tile}_1x2x1_0_tnn_align8_{sched}"

@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.errors import BenchspaceError
-from harness.execute.dask_executor import shared_hosts
+from benchspace.harness.cli import main
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute.dask_executor import shared_hosts
 
 
 def _bench() -> dict[str, Any]:
@@ -75,8 +75,8 @@ def _tune(space: Path, build: Path, *extra: str) -> int:
 
 @needs_dask
 def test_rows_name_the_workers_host(fake_build: Path, cluster: Any) -> None:
-    from harness.execute.dask_executor import DaskExecutor
-    from harness.execute.invoke import Invocation
+    from benchspace.harness.execute.dask_executor import DaskExecutor
+    from benchspace.harness.execute.invoke import Invocation
 
     inv = Invocation(
         bench="b", case_index=0, phase="main", params={}, exe="true",
@@ -132,7 +132,7 @@ def test_unreachable_scheduler_is_one_line(
 def test_worker_without_benchspace_is_one_line(
     cluster: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from harness.execute import dask_executor
+    from benchspace.harness.execute import dask_executor
 
     monkeypatch.setattr(dask_executor, "MODULE", "benchspace_not_installed_here")
     with pytest.raises(BenchspaceError) as err:

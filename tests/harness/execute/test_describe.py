@@ -10,10 +10,15 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.execute.describe import Description, args_check, parse_description, rows_check
-from harness.execute.readers import Row
-from harness.spaces.load import parse_space
+from benchspace.harness.cli import main
+from benchspace.harness.execute.describe import (
+    Description,
+    args_check,
+    parse_description,
+    rows_check,
+)
+from benchspace.harness.execute.readers import Row
+from benchspace.harness.spaces.load import parse_space
 
 
 def _bench(**over: Any) -> dict[str, Any]:

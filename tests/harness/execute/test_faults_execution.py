@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.errors import ReaderError
-from harness.execute import scratch
-from harness.execute.metric_check import is_time_metric
-from harness.execute.process import crash_message
-from harness.execute.readers import read_output
+from benchspace.harness.cli import main
+from benchspace.harness.errors import ReaderError
+from benchspace.harness.execute import scratch
+from benchspace.harness.execute.metric_check import is_time_metric
+from benchspace.harness.execute.process import crash_message
+from benchspace.harness.execute.readers import read_output
 
 METRIC = "Time (µs) / matrix"
 
@@ -131,7 +131,7 @@ def test_output_flood_is_a_parse_error_read_only_as_tails(
     fake_build: Path, write_space: Callable[..., Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(scratch, "MAX_OUTPUT_BYTES", 1 << 20)
-    monkeypatch.setattr("harness.execute.process.MAX_OUTPUT_BYTES", 1 << 20)
+    monkeypatch.setattr("benchspace.harness.execute.process.MAX_OUTPUT_BYTES", 1 << 20)
     monkeypatch.setenv("FAKE_FLOOD_AT", "16")
     monkeypatch.setenv("FAKE_FLOOD_MB", "3")
     assert _tune(write_space([_bench()]), fake_build, "--quiet") == 1

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.execute import process
-from harness.execute.executor import LocalExecutor
-from harness.execute.invoke import Invocation
-from harness.execute.process import Process, run_process
+from benchspace.harness.execute import process
+from benchspace.harness.execute.executor import LocalExecutor
+from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.process import Process, run_process
 
 
 def _inv(tmp_path: Path, script: str, *, timeout_s: float = 30.0, index: int = 0) -> Invocation:

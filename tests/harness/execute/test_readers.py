@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.errors import ReaderError
-from harness.execute.readers import Row, metric_of, read_output, select_row
+from benchspace.harness.errors import ReaderError
+from benchspace.harness.execute.readers import Row, metric_of, read_output, select_row
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "readers"
 ZSTD_PATTERN = r"(?P<ratio>[0-9.]+)\),\s+(?P<compress>[0-9.]+) MB/s,\s+(?P<decompress>[0-9.]+) MB/s"

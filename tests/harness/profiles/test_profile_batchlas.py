@@ -27,12 +27,12 @@ from typing import Any
 
 import pytest
 
-from harness.analysis.sensitivity import analyse_profile
-from harness.cli import main
-from harness.jsonio import dumps
-from harness.profiles.batchlas import positional_args
-from harness.profiles.read import load_profile, parse_profile
-from harness.profiles.write import profile_data
+from benchspace.harness.analysis.sensitivity import analyse_profile
+from benchspace.harness.cli import main
+from benchspace.harness.jsonio import dumps
+from benchspace.harness.profiles.batchlas import positional_args
+from benchspace.harness.profiles.read import load_profile, parse_profile
+from benchspace.harness.profiles.write import profile_data
 
 GOLDEN = Path(__file__).resolve().parents[2] / "golden" / "profile_minibench.json"
 

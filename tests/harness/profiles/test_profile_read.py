@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from harness.errors import ProfileError
-from harness.profiles.batchlas import batchlas_scalar
-from harness.profiles.model import PROFILE_VERSION, MeasurementRow
-from harness.profiles.read import load_profile, parse_profile
-from harness.profiles.upgrade import upgrade_v1
-from harness.profiles.write import profile_data
+from benchspace.harness.errors import ProfileError
+from benchspace.harness.profiles.batchlas import batchlas_scalar
+from benchspace.harness.profiles.model import PROFILE_VERSION, MeasurementRow
+from benchspace.harness.profiles.read import load_profile, parse_profile
+from benchspace.harness.profiles.upgrade import upgrade_v1
+from benchspace.harness.profiles.write import profile_data
 
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 V2 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.jsonio import dumps
-from harness.profiles.read import load_profile
-from harness.profiles.write import profile_data, write_profile
+from benchspace.harness.jsonio import dumps
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.profiles.write import profile_data, write_profile
 
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 

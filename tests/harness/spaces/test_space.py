@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from jsonschema import Draft202012Validator
 
-from harness.errors import SpaceError
-from harness.spaces.load import load_space, parse_space
-from harness.spaces.model import (
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.spaces.load import load_space, parse_space
+from benchspace.harness.spaces.model import (
     DEFAULT_BUCKETS,
     ArgItem,
     Bench,
@@ -21,8 +21,8 @@ from harness.spaces.model import (
     count_with_repeats,
     union_values,
 )
-from harness.spaces.schema import space_schema
-from harness.values import render_value
+from benchspace.harness.spaces.schema import space_schema
+from benchspace.harness.values import render_value
 
 SPACES = Path(__file__).resolve().parents[2] / "data" / "spaces"
 

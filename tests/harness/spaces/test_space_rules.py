@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cxx_types import value_fits
-from harness.errors import SpaceError
-from harness.spaces.load import load_space
+from benchspace.harness.cxx_types import value_fits
+from benchspace.harness.errors import SpaceError
+from benchspace.harness.spaces.load import load_space
 
 INVALID = Path(__file__).resolve().parents[2] / "data" / "spaces" / "invalid"
 CASES = sorted(p.stem for p in INVALID.glob("*.json"))

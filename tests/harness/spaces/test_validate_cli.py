@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from benchspace.harness.cli import main
 
 SPACES = Path(__file__).resolve().parents[2] / "data" / "spaces"
 DEFAULT = SPACES / "batchlas_default.json"
@@ -75,7 +75,7 @@ def test_space_is_required(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_console_script_runs() -> None:
     script = shutil.which("benchspace", path=str(Path(sys.executable).parent))
-    command = [script] if script else [sys.executable, "-m", "harness.cli"]
+    command = [script] if script else [sys.executable, "-m", "benchspace.harness.cli"]
     done = subprocess.run(
         [*command, "validate", "--space", str(DEFAULT)], capture_output=True, text=True
     )

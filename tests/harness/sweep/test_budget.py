@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.errors import BenchspaceError
-from harness.spaces.load import load_space
-from harness.sweep.budget import check_budget, plan_budget
+from benchspace.harness.cli import main
+from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.sweep.budget import check_budget, plan_budget
 
 
 def _bench(**over: Any) -> dict[str, Any]:

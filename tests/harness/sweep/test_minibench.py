@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.profiles.read import load_profile
-from harness.spaces.load import load_space
+from benchspace.harness.cli import main
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "spaces"
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from harness.store import Store
+from benchspace.harness.store import Store
 
 
 def test_sigkill_then_resume(
@@ -32,7 +32,7 @@ def test_sigkill_then_resume(
     env = {**os.environ, "FAKE_LOG": str(log), "FAKE_MODE": "slow", "FAKE_SLEEP": "0.3"}
     out = fake_build / "tuning" / "profile.json"
     store_path = fake_build / "tuning" / "profile.store.sqlite"
-    argv = [sys.executable, "-m", "harness.cli", "tune", "--space", str(space),
+    argv = [sys.executable, "-m", "benchspace.harness.cli", "tune", "--space", str(space),
             "--build-dir", str(fake_build), "--out", str(out), "--quiet"]  # fmt: skip
     proc = subprocess.Popen(argv, env=env, start_new_session=True)
     deadline = time.monotonic() + 60

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from harness.store import Store
+from benchspace.harness.cli import main
+from benchspace.harness.store import Store
 
 
 def _bench(**over: Any) -> dict[str, Any]:
