@@ -38,6 +38,7 @@ from benchspace.evaluation.cutlass.nvcc import (
 from benchspace.evaluation.cutlass.ptxas import parse_ptxas, usage_by_kernel
 from benchspace.harness.errors import BenchspaceError
 from benchspace.harness.execute import reaper
+from benchspace.harness.files import read_text
 from benchspace.harness.jsonio import write_text_atomic
 
 DRIVER_NAME = "cutlass_bench"
@@ -93,7 +94,7 @@ def build_one(
             batch=batch,
             status="cached",
             seconds=0.0,
-            kernels=kernel_records(batch, report.read_text(), library),
+            kernels=kernel_records(batch, read_text(report, kind="ptxas report"), library),
         )
     source = emit_batch(batch, build_dir / "src", operations)
     partial = build_dir / f".{batch.library}.partial"

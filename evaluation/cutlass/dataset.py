@@ -1,14 +1,21 @@
-"""Load a measured CUTLASS dataset folder (``evaluation/data/<gpu>/``) as frozen DataFrames.
+"""The study's one data model: a measured GEMM dataset of any version, as one frozen record.
 
-The folder holds ``provenance.json`` and three tables (``kernels``, ``measurements``,
-``cublas``), each as ``<name>.csv.gz`` or ``<name>.csv``; ``evaluation/data/README.md``
-describes their columns. Required columns are checked; extra columns are kept and ignored.
+A :class:`Dataset` holds the measured runs of one GPU however its folder was written
+(``evaluation/data/<gpu>/`` is version 1, ``.../v2/`` version 2; ``evaluation/data/README.md``
+describes the files): per CUTLASS configuration of a run its shape, kernel and knobs, status,
+throughput and timing spread (``measurements``); the cuBLASLt configurations (``cublas``); the
+per-round timings with their clocks and power where the version recorded rounds (``rounds``,
+``rows``); the kernels' catalogue fields and ptxas facts; and the provenance.
+:func:`benchspace.evaluation.cutlass.dataset_read.load_dataset` reads every version into it,
+upgrading older ones at load (:mod:`benchspace.evaluation.cutlass.dataset_runs`). The views
+below are pure functions of the record.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -16,11 +23,11 @@ import numpy as np
 import pandas as pd
 
 from benchspace.evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
-from benchspace.harness.errors import BenchspaceError, json_path
-from benchspace.harness.files import read_json
+from benchspace.harness.errors import BenchspaceError
 
 FORMAT = "benchspace-cutlass-dataset"
-VERSION = 1
+VERSION = 2
+"""The latest dataset version: what a folder of an older one is upgraded to at load."""
 
 MEASUREMENT_COLUMNS: tuple[str, ...] = (
     "group",
@@ -51,142 +58,66 @@ DEFAULT_RASTER, DEFAULT_SWIZZLE = "H", 1
 """Knob values assumed when the measurements carry no ``raster``/``swizzle`` column."""
 CANDIDATE_KEY: tuple[str, ...] = ("kernel", "raster", "swizzle")
 """A candidate is a compiled kernel with its runtime scheduler knobs."""
+CUBLAS = "cublas"
+"""The ``kernel`` of a cuBLASLt configuration."""
+HEURISTIC = "cublas:heuristic"
+"""The cuBLASLt heuristic's first choice: what cuBLAS itself runs (torch.matmul's pick)."""
+KERNEL_PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
+SHAPE = ["M", "N", "K", "layout"]
 
 
 class DatasetError(BenchspaceError):
     """A dataset folder is missing, of another format, or malformed."""
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, eq=False)
 class Dataset:
-    """One GPU's measured dataset: three tables and the provenance they came with."""
+    """One GPU's measured GEMM runs, read from a folder of any version."""
 
     path: Path
+    version: int
+    """The version the folder was written in (the record itself is always the latest's)."""
     provenance: Mapping[str, Any]
-    measurements: pd.DataFrame
-    kernels: pd.DataFrame
-    cublas: pd.DataFrame
+    """GPU, driver, compilers, CUTLASS and cuBLASLt versions, clocks, commit, the runs' notes."""
+    rounds: pd.DataFrame
+    """One row per (run, configuration, round): ``ms``, ``sm_clock_mhz``, ``power_w``, ``t_s``
+    and the parsed knobs (``kernel``, ``raster``, ``swizzle``, ``splits``, ``decomposition``,
+    ``default_knobs``); empty for version 1, which stored means, not rounds."""
+    rows: pd.DataFrame
+    """One row per (run, configuration) as the driver reported it (status, relative error,
+    cuBLASLt algorithm); empty for version 1."""
+    study: Callable[[], Mapping[str, pd.DataFrame]] = field(repr=False)
+    """Makes the study's tables (below), called once, on first use: from rounds that means
+    putting every run of a shape on one clock and taking medians, which a summary of the
+    rounds alone does not need."""
 
+    @cached_property
+    def _tables(self) -> Mapping[str, pd.DataFrame]:
+        return self.study()
 
-def _table_path(folder: Path, name: str, required: bool) -> Path | None:
-    for suffix in (".csv.gz", ".csv"):
-        path = folder / f"{name}{suffix}"
-        if path.is_file():
-            return path
-    if required:
-        raise DatasetError(
-            f"{folder}: no {name}.csv.gz (or {name}.csv); a dataset folder holds provenance.json, "
-            "kernels, measurements and cublas tables (see evaluation/data/README.md)"
-        )
-    return None
+    @property
+    def measurements(self) -> pd.DataFrame:
+        """One row per CUTLASS configuration timed in a run, failures included: shape (group,
+        M, N, K, layout, split, shape_class), configuration (kernel, raster, swizzle; ``run``
+        where the version has runs), status, ``tflops``, ``ms_mean``, ``ms_stdev``; extra
+        columns (clocks, power, ptxas facts) are kept."""
+        return self._tables["measurements"]
 
+    @property
+    def kernels(self) -> pd.DataFrame:
+        """One row per kernel: ``name``, catalogue fields and ptxas facts where recorded."""
+        return self._tables["kernels"]
 
-def _read_table(path: Path, required_columns: tuple[str, ...]) -> pd.DataFrame:
-    try:
-        frame = pd.read_csv(path, keep_default_na=True)
-    except (OSError, ValueError, EOFError) as exc:
-        raise DatasetError(f"{path}: cannot be read as CSV ({exc}); rewrite the file") from None
-    missing = [c for c in required_columns if c not in frame.columns]
-    if missing:
-        raise DatasetError(
-            f"{path}: missing column(s) {', '.join(missing)}; the header has "
-            f"{', '.join(map(str, frame.columns))}"
-        )
-    return frame
+    @property
+    def cublas(self) -> pd.DataFrame:
+        """cuBLASLt per shape: M, N, K, layout, tflops; ``same_round``, ``method`` and ``run``
+        where it was timed as configurations of the kernels' own rounds (version 2 on)."""
+        return self._tables["cublas"]
 
-
-def _read_provenance(folder: Path) -> dict[str, Any]:
-    path = folder / "provenance.json"
-    if not path.is_file():
-        raise DatasetError(
-            f"{folder}: no provenance.json; is this a dataset folder such as evaluation/data/h200?"
-        )
-    data = read_json(path, error=DatasetError, kind="dataset provenance")
-    if not isinstance(data, dict):
-        raise DatasetError(f"{path}: $: expected a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT:
-        raise DatasetError(
-            f"{path}: {json_path('format')}: {data.get('format')!r} must be {FORMAT!r}"
-        )
-    version = data.get("version")
-    if version != VERSION:
-        raise DatasetError(
-            f"{path}: {json_path('version')}: {version!r} is not supported; this benchspace "
-            f"reads version {VERSION} (upgrade benchspace for newer datasets)"
-        )
-    return data
-
-
-def _check_measurements(path: str, frame: pd.DataFrame) -> pd.DataFrame:
-    bad_split = sorted(set(frame["split"].astype(str)) - set(SPLITS))
-    if bad_split:
-        raise DatasetError(
-            f"{path}: column split: {bad_split[0]!r} is not one of {', '.join(SPLITS)}"
-        )
-    for col in ("M", "N", "K"):
-        values = pd.to_numeric(frame[col], errors="coerce")
-        if values.isna().any() or (values <= 0).any():
-            row = int(np.flatnonzero(values.isna().to_numpy() | (values <= 0).to_numpy())[0])
-            value = frame[col].iloc[row]
-            value = value.item() if isinstance(value, np.generic) else value
-            raise DatasetError(
-                f"{path}: row {row + 2}: {col} = {value!r} must be a positive integer"
-            )
-        frame[col] = values.astype(np.int64)
-    frame["tflops"] = pd.to_numeric(frame["tflops"], errors="coerce")
-    frame["ms_mean"] = pd.to_numeric(frame["ms_mean"], errors="coerce")
-    frame["ms_stdev"] = pd.to_numeric(frame["ms_stdev"], errors="coerce")
-    if "raster" not in frame.columns:
-        frame["raster"] = DEFAULT_RASTER
-    if "swizzle" not in frame.columns:
-        frame["swizzle"] = DEFAULT_SWIZZLE
-    frame["raster"] = frame["raster"].fillna(DEFAULT_RASTER).astype(str)
-    frame["swizzle"] = pd.to_numeric(frame["swizzle"], errors="coerce").fillna(DEFAULT_SWIZZLE)
-    frame["swizzle"] = frame["swizzle"].astype(np.int64)
-    for col in ("group", "layout", "split", "kernel", "status"):
-        frame[col] = frame[col].astype(str)
-    if "shape_class" not in frame.columns:
-        frame["shape_class"] = ""
-    frame["shape_class"] = frame["shape_class"].fillna("").astype(str)
-    return frame
-
-
-def load_dataset(path: str | Path) -> Dataset:
-    """Read and check a dataset folder; a :class:`DatasetError` says what is wrong in one line."""
-    folder = Path(path)
-    if not folder.is_dir():
-        raise DatasetError(
-            f"{folder}: no such dataset folder; measured data lands in evaluation/data/<gpu>/ "
-            "(see evaluation/data/README.md)"
-        )
-    provenance = _read_provenance(folder)
-    kernels_path = _table_path(folder, "kernels", True)
-    measurements_path = _table_path(folder, "measurements", True)
-    assert kernels_path is not None and measurements_path is not None
-    kernels = _read_table(kernels_path, KERNEL_COLUMNS)
-    kernels["name"] = kernels["name"].astype(str)
-    measurements = _check_measurements(
-        str(measurements_path), _read_table(measurements_path, MEASUREMENT_COLUMNS)
-    )
-    cublas_path = _table_path(folder, "cublas", False)
-    if cublas_path is None:
-        cublas = pd.DataFrame({c: pd.Series(dtype=object) for c in CUBLAS_COLUMNS})
-    else:
-        cublas = _read_table(cublas_path, CUBLAS_COLUMNS)
-        cublas["tflops"] = pd.to_numeric(cublas["tflops"], errors="coerce")
-    unknown = sorted(set(measurements["kernel"]) - set(kernels["name"]))
-    if unknown:
-        raise DatasetError(
-            f"{measurements_path}: kernel {unknown[0]!r} (and {len(unknown) - 1} more) is not in "
-            f"{kernels_path.name}; add it there or drop its rows"
-        )
-    return Dataset(
-        path=folder,
-        provenance=provenance,
-        measurements=measurements,
-        kernels=kernels,
-        cublas=cublas,
-    )
+    @property
+    def has_rounds(self) -> bool:
+        """Whether per-round timings (and so same-round cuBLASLt ratios) exist."""
+        return not self.rounds.empty
 
 
 def candidate_table(dataset: Dataset) -> pd.DataFrame:
@@ -253,10 +184,10 @@ def kernel_configs(dataset: Dataset) -> pd.DataFrame:
     """
     kernels = dataset.kernels.drop_duplicates("name", keep="last").reset_index(drop=True)
     parsed = records_frame(parse_kernel_name(name) for name in kernels["name"])
-    for field in FIELDS:
-        if field in kernels.columns and field != "name":
-            given = kernels[field]
-            parsed[field] = given.where(given.notna(), parsed[field]).astype(parsed[field].dtype)
+    for column in FIELDS:
+        if column in kernels.columns and column != "name":
+            given = kernels[column]
+            parsed[column] = given.where(given.notna(), parsed[column]).astype(parsed[column].dtype)
     for col in PTXAS_COLUMNS:
         parsed[col] = (
             pd.to_numeric(kernels[col], errors="coerce") if col in kernels.columns else np.nan
@@ -290,3 +221,23 @@ def describe(dataset: Dataset) -> str:
         f"{groups.get('eval', 0)} evaluation groups, {m['kernel'].nunique()} kernels, "
         f"{len(m)} measurements"
     )
+
+
+def same_round_cublas(dataset: Dataset) -> pd.DataFrame:
+    """Per shape: ``cublas_tflops`` (the cuBLASLt heuristic's pick, what torch.matmul runs) and
+    ``cublas_best_tflops`` (the best of its top-N), from same-round rows only; else empty."""
+    out_columns = [*SHAPE, "cublas_tflops", "cublas_best_tflops"]
+    c = dataset.cublas
+    if c.empty or "same_round" not in c.columns:
+        return pd.DataFrame(columns=out_columns)
+    c = c[c["same_round"].astype(str).str.lower().isin(["true", "1"])].copy()
+    if c.empty:
+        return pd.DataFrame(columns=out_columns)
+    for col in ("M", "N", "K"):
+        c[col] = c[col].astype(np.int64)
+    c["layout"] = c["layout"].astype(str)
+    method = c["method"].astype(str) if "method" in c.columns else pd.Series(HEURISTIC, c.index)
+    heuristic = c[method == HEURISTIC].groupby(SHAPE, sort=True)["tflops"].mean()
+    best = c.groupby(SHAPE, sort=True)["tflops"].max()
+    out = pd.DataFrame({"cublas_tflops": heuristic, "cublas_best_tflops": best}).dropna()
+    return out.reset_index()[out_columns]

@@ -146,7 +146,7 @@ def load_hardware(name_or_path: str | Path) -> Hardware:
     text = str(name_or_path)
     if text in available_hardware():
         origin = f"evaluation/data/hardware/{text}.json"
-        raw = (SHIPPED / f"{text}.json").read_text(encoding="utf-8")
+        raw = read_text(SHIPPED / f"{text}.json", error=HardwareError, kind="hardware descriptor")
     else:
         path = Path(text)
         if not path.is_file():

@@ -9,6 +9,7 @@ import subprocess
 from pathlib import Path
 
 from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.files import read_text
 
 _PACKAGED = Path(__file__).resolve().parent / "driver"
 _CHECKOUT = Path(__file__).resolve().parents[2] / "benchmarks" / "cutlass"
@@ -50,7 +51,7 @@ def cutlass_include_dirs() -> list[Path]:
 
 def cutlass_version() -> str:
     """The CUTLASS version of the headers in the installed ``nvidia-cutlass`` wheel."""
-    text = (cutlass_include_dirs()[0] / "cutlass" / "version.h").read_text()
+    text = read_text(cutlass_include_dirs()[0] / "cutlass" / "version.h", kind="CUTLASS header")
     parts = [
         re.search(rf"#define CUTLASS_{part}\s+(\d+)", text) for part in ("MAJOR", "MINOR", "PATCH")
     ]

@@ -105,3 +105,25 @@ def write_shape_sets(path: str | Path, sets: ShapeSets) -> None:
     """Write a shape-set file deterministically (sorted keys, indent 2) and atomically."""
     text = json.dumps(shape_sets_to_json(sets), indent=2, sort_keys=True) + "\n"
     write_text_atomic(path, text)
+
+
+Classes = dict[tuple[int, int, int], tuple[str, ...]]
+
+
+def load_shape_classes(path: str | Path) -> Classes:
+    """``(M, N, K) -> classes`` of every shape in a shape-set file's ``train`` and ``eval``."""
+    data = read_json(path, error=ShapeError, kind="shape-set file")
+    parts = [data.get(part) for part in ("train", "eval")] if isinstance(data, dict) else []
+    if not parts or not all(isinstance(p, list | None) for p in parts):
+        raise ShapeError(f"{path}: $.train/$.eval: expected lists of shapes; is this a shape-set "
+                         "file (benchspace cutlass shapes --out)?")  # fmt: skip
+    out: Classes = {}
+    for part, shapes in zip(("train", "eval"), parts, strict=True):
+        for i, s in enumerate(shapes or []):
+            try:
+                out[(int(s["M"]), int(s["N"]), int(s["K"]))] = tuple(map(str, s["classes"]))
+            except (TypeError, KeyError, ValueError):
+                raise ShapeError(
+                    f"{path}: {json_path(part, i)}: {s!r} must have M, N, K and classes"
+                ) from None
+    return out

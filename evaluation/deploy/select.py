@@ -15,9 +15,13 @@ import numpy as np
 import pandas as pd
 
 from benchspace.evaluation.cutlass.catalogue import FIELDS
-from benchspace.evaluation.cutlass.dataset import CANDIDATE_KEY, PTXAS_COLUMNS, Dataset
+from benchspace.evaluation.cutlass.dataset import (
+    CANDIDATE_KEY,
+    PTXAS_COLUMNS,
+    Dataset,
+    same_round_cublas,
+)
 from benchspace.evaluation.cutlass.hardware import Hardware
-from benchspace.evaluation.cutlass.same_round import same_round_cublas
 from benchspace.evaluation.selector.calibration import fit_calibration
 from benchspace.evaluation.selector.encoding import candidate_features
 from benchspace.evaluation.selector.metrics import picks

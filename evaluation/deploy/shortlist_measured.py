@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from benchspace.evaluation.deploy.shortlist_study import Protocol
-from benchspace.evaluation.study.summary_v2 import geomean
+from benchspace.evaluation.study.summary import geomean
 
 HEURISTIC = "cublas:heuristic"
 MEASURED_KS: tuple[int, ...] = (1, 2, 4, 8)
@@ -80,7 +80,7 @@ def measured_curve(
     ks: Sequence[int] = MEASURED_KS,
     protocol: Protocol | None = None,
 ) -> MeasuredCurve:
-    """``table``: per-configuration medians of a v2 dataset (``dataset_v2.per_config``);
+    """``table``: per-configuration medians of a v2 dataset (``dataset_runs.per_config``);
     ``shortlist``: M, N, K, rank, config. Shapes whose latest sweep timed none of their
     shortlist are left out."""
     protocol = protocol or Protocol()

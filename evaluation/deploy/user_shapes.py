@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import UsageError
+from benchspace.harness.files import read_text
 
 Shape = tuple[int, int, int]
 _SEPARATORS = re.compile(r"[\s,x]+")
@@ -85,10 +86,7 @@ def read_user_shapes(files: Sequence[str | Path], words: Iterable[str]) -> list[
     """Every shape of ``files`` then of ``words``, duplicates dropped; at least one."""
     shapes: list[Shape] = []
     for file in files:
-        try:
-            text = Path(file).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UsageError(f"{file}: cannot read the shapes ({exc.strerror})") from None
+        text = read_text(file, error=UsageError, kind="shapes file")
         shapes += parse_shapes_text(text, str(file))
     shapes += [parse_shape_word(w) for w in words]
     unique = list(dict.fromkeys(shapes))

@@ -24,9 +24,9 @@ from benchspace.evaluation.cutlass.dataset import (
     describe,
     exhaustive_groups,
     kernel_configs,
+    same_round_cublas,
 )
 from benchspace.evaluation.cutlass.hardware import Hardware
-from benchspace.evaluation.cutlass.same_round import same_round_cublas
 from benchspace.evaluation.selector.cv import cross_validate
 from benchspace.evaluation.selector.encoding import (
     FeatureSpec,

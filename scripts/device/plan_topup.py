@@ -15,7 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
+from benchspace.evaluation.cutlass.dataset_runs import per_config
 
 
 def main() -> int:
@@ -24,7 +25,7 @@ def main() -> int:
     parser.add_argument("--out", type=Path, required=True)
     parser.add_argument("--top", type=int, default=20)
     args = parser.parse_args()
-    table = per_config(load_dataset_v2(args.dataset).rounds)
+    table = per_config(load_dataset(args.dataset).rounds)
     ev = table[(table["split"] == "eval") & table["pass"].isin(["x", "y"]) & ~table["cublas"]]
     plan: dict[str, dict[str, list[str]]] = {}
     for (m, n, k), frame in ev.groupby(["M", "N", "K"]):

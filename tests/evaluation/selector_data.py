@@ -20,6 +20,8 @@ import numpy as np
 import pandas as pd
 
 from benchspace.evaluation.cutlass.catalogue import FIELDS, parse_kernel_name, records_frame
+from benchspace.evaluation.cutlass.dataset import Dataset
+from benchspace.evaluation.cutlass.dataset_runs import study_tables
 from benchspace.evaluation.cutlass.hardware import Hardware, load_hardware
 from benchspace.evaluation.selector.features import features_for_pairs
 from benchspace.evaluation.selector.sampling import biased_diverse, static_score
@@ -28,6 +30,19 @@ ROOT = Path(__file__).resolve().parents[2]
 KERNEL_LIST = ROOT / "evaluation" / "data" / "h200" / "kernel_set_tnn.txt"
 FROZEN = Path(__file__).resolve().parent / "data" / "selector_tiny"
 PEAK_TFLOPS = 700.0
+
+
+def runs_dataset(per_config: pd.DataFrame, gpu: str = "synthetic") -> Dataset:
+    """A version-2 record from CRAFTED per-configuration medians (no rounds behind them)."""
+    tables, _ = study_tables(per_config, pd.DataFrame(), "crafted")
+    return Dataset(
+        path=Path("crafted"),
+        version=2,
+        provenance={"gpu": gpu},
+        rounds=pd.DataFrame(),
+        rows=pd.DataFrame(),
+        study=lambda: tables,
+    )
 
 
 def kernel_names(count: int, seed: int = 0) -> list[str]:

@@ -27,8 +27,9 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "Build training and evaluation GEMM shape sets for a GPU and write them as a JSON file.",
     ),
     "shapes-v2": (
-        "shapes_v2",
-        "Build dataset v2's shape sets (v1 constructions plus layer shapes, none seen before).",
+        "shapes",
+        "Old spelling of 'shapes --layers': dataset v2's shape sets (v1 constructions plus layer "
+        "shapes, none seen before).",
     ),
     "kernel-set": (
         "kernel_set",

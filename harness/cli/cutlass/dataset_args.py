@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from benchspace.evaluation.cutlass.dataset import Dataset
+from benchspace.evaluation.cutlass.dataset_read import DATASET_HELP, load_dataset
 from benchspace.evaluation.cutlass.hardware import Hardware, available_hardware, load_hardware
-from benchspace.evaluation.cutlass.same_round import load_study_dataset
 from benchspace.evaluation.study.run import resolve_hardware_name
 from benchspace.harness.errors import UsageError
 from benchspace.harness.files import read_json
@@ -15,10 +15,7 @@ from benchspace.harness.files import read_json
 
 def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the dataset folder, ``--hardware`` and ``--seed``."""
-    parser.add_argument(
-        "dataset",
-        help="dataset folder (version 1 or 2), e.g. evaluation/data/h200 or .../h200/v2",
-    )
+    parser.add_argument("dataset", help=DATASET_HELP)
     parser.add_argument(
         "--hardware",
         default=None,
@@ -30,7 +27,7 @@ def add_dataset_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load(args: argparse.Namespace) -> tuple[Dataset, Hardware]:
     """The dataset and the descriptor its features divide by."""
-    dataset = load_study_dataset(args.dataset)
+    dataset = load_dataset(args.dataset)
     name = args.hardware or resolve_hardware_name(dataset, available_hardware())
     if name is None:
         raise UsageError(
@@ -65,7 +62,7 @@ def resolve_params(value: str | None, dataset: Dataset) -> dict[str, Any]:
     if value == AUTO:
         from benchspace.evaluation.selector.model_file import SHIPPED
 
-        name = SHIPPED_SETTINGS.get(int(dataset.provenance.get("version") or 1))
+        name = SHIPPED_SETTINGS.get(dataset.version)
         return read_params(str(SHIPPED / name)) if name else {}
     return read_params(value)
 

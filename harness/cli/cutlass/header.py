@@ -203,9 +203,9 @@ def run(args: argparse.Namespace) -> int:
         exhaustive = None
         if args.dataset:
             from benchspace.evaluation.cutlass.dataset import candidate_table
-            from benchspace.evaluation.cutlass.same_round import load_study_dataset
+            from benchspace.evaluation.cutlass.dataset_read import load_dataset
 
-            table = candidate_table(load_study_dataset(args.dataset))
+            table = candidate_table(load_dataset(args.dataset))
             exhaustive = table[table["split"] == "eval"]
         check = check_header(
             selector, dispatch, args.check_samples, args.check_seed, args.layout, exhaustive

@@ -1,8 +1,9 @@
 """Summarise a measured dataset: groups, kernels, failures, best CUTLASS vs cuBLAS per shape.
 
-A v2 folder (per-round timings with cuBLASLt in the same rounds) gets the fair table: per
-evaluation shape and by class, the oracle (kernel x knobs) against the cuBLASLt heuristic and
-against the best of its top-N algorithms, the knobs' gain, and the clock/power spread.
+A dataset with rounds (version 2 on: cuBLASLt timed in the kernels' own rounds) gets the fair
+table: per evaluation shape and by class, the oracle (kernel x knobs) against the cuBLASLt
+heuristic and against the best of its top-N algorithms, the knobs' gain, and the clock/power
+spread. Everything read comes from the library's one dataset reader.
 """
 
 from __future__ import annotations
@@ -10,43 +11,35 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-DEFAULT_SHAPES = Path("evaluation") / "data" / "shapes" / "h200_v2.json"
+from benchspace.evaluation.cutlass.dataset_read import DATASET_HELP, load_dataset
+from benchspace.evaluation.cutlass.shape_file import SHIPPED, load_shape_classes
+from benchspace.evaluation.study.summary import summarise
+from benchspace.evaluation.study.summary_format import render_summary, summary_title
+
+DEFAULT_SHAPES = SHIPPED / "h200_v2.json"
+"""The shipped shape-set file of dataset v2, found through the package (never the cwd)."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The dataset folder (and, for v2, the shape-set file that names the classes)."""
-    parser.add_argument("dataset", type=Path, help="e.g. evaluation/data/h200 or .../h200/v2")
+    """The dataset folder (and, for data with rounds, the shape-set file naming the classes)."""
+    parser.add_argument("dataset", type=Path, help=DATASET_HELP)
     parser.add_argument(
         "--shapes",
         type=Path,
-        default=DEFAULT_SHAPES,
-        help="v2 only: shape-set file with the shapes' classes (default: %(default)s)",
+        default=None,
+        help="shape-set file with the shapes' classes, for data with rounds (v2 on); default: "
+        f"the shipped {DEFAULT_SHAPES.name} ({DEFAULT_SHAPES})",
     )
-
-
-def _is_v2(folder: Path) -> bool:
-    return any(folder.glob("rounds_*.csv.gz"))
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
-    if _is_v2(args.dataset):
-        from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2
-        from benchspace.evaluation.study.summary_v2 import summarise_v2
-        from benchspace.evaluation.study.summary_v2_format import render_summary_v2
-
-        v2 = load_dataset_v2(args.dataset)
-        p = v2.provenance
-        title = (
-            f"{args.dataset}: {p.get('gpu', '?')}, driver {p.get('driver', '?')}, cuBLASLt "
-            f"{p.get('cublaslt_version', '?')}, CUTLASS {p.get('cutlass_version', '?')}"
-        )
-        print(render_summary_v2(summarise_v2(v2, args.shapes), title))
-        return 0
-    from benchspace.evaluation.cutlass.dataset import describe, load_dataset
-    from benchspace.evaluation.study.summary import summarise_dataset
-    from benchspace.evaluation.study.summary_format import render_summary
-
     dataset = load_dataset(args.dataset)
-    print(render_summary(summarise_dataset(dataset), describe(dataset)))
+    classes = None
+    if dataset.has_rounds:
+        shapes = args.shapes
+        if shapes is None and DEFAULT_SHAPES.is_file():
+            shapes = DEFAULT_SHAPES
+        classes = load_shape_classes(shapes) if shapes is not None else None
+    print(render_summary(summarise(dataset, classes), summary_title(dataset)))
     return 0

@@ -153,14 +153,21 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> list[str]:
-    from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2, per_config
+    from benchspace.evaluation.cutlass.dataset_read import load_dataset
+    from benchspace.evaluation.cutlass.dataset_runs import per_config
     from benchspace.evaluation.deploy.shortlist import read_shortlist
     from benchspace.evaluation.deploy.shortlist_format import render_measured
     from benchspace.evaluation.deploy.shortlist_measured import measured_curve
     from benchspace.evaluation.deploy.shortlist_study import Protocol
 
     short = read_shortlist(shortlist_csv)
-    table = per_config(load_dataset_v2(folder).rounds)
+    dataset = load_dataset(folder)
+    if not dataset.has_rounds:
+        raise UsageError(
+            f"{folder}: a version {dataset.version} dataset holds no rounds; --measured needs "
+            "cuBLASLt timed in the shortlist's rounds (version 2 on, e.g. evaluation/data/h200/v2)"
+        )
+    table = per_config(dataset.rounds)
     protocol = Protocol(warmups=args.warmups, heat_s=args.heat_s)
     try:
         curve = measured_curve(table, short, protocol=protocol)

@@ -17,8 +17,8 @@ from benchspace.evaluation.cutlass.dataset import (
     cublas_table,
     describe,
     kernel_configs,
-    load_dataset,
 )
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 
 
 @pytest.fixture
@@ -128,10 +128,10 @@ def test_wrong_format_and_future_version(copy: Path) -> None:
     assert _error(copy) == (
         f"{copy / 'provenance.json'}: $.format: 'other' must be 'benchspace-cutlass-dataset'"
     )
-    (copy / "provenance.json").write_text(json.dumps({**doc, "version": 2}))
+    (copy / "provenance.json").write_text(json.dumps({**doc, "version": 9}))
     assert _error(copy) == (
-        f"{copy / 'provenance.json'}: $.version: 2 is not supported; this benchspace reads "
-        "version 1 (upgrade benchspace for newer datasets)"
+        f"{copy / 'provenance.json'}: $.version: 9 is not supported; this benchspace reads "
+        "versions 1, 2 (upgrade benchspace for newer datasets)"
     )
 
 

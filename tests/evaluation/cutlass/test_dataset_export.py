@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
 from benchspace.evaluation.cutlass.dataset_export import split_config
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.harness.cli import main
 
 KERNELS = [

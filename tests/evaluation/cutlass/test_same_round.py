@@ -1,20 +1,14 @@
-"""Same-round cuBLAS rows and the v2 per-configuration view (CRAFTED rows, nothing measured)."""
+"""Same-round cuBLAS rows and the study's view of runs (CRAFTED rows, nothing measured)."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import pandas as pd
 import pytest
-from selector_data import FROZEN
+from selector_data import FROZEN, runs_dataset
 
-from benchspace.evaluation.cutlass.dataset import DatasetError, candidate_table, load_dataset
-from benchspace.evaluation.cutlass.same_round import (
-    dataset_from_v2,
-    load_study_dataset,
-    same_round_cublas,
-)
+from benchspace.evaluation.cutlass.dataset import DatasetError, candidate_table, same_round_cublas
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
+from benchspace.evaluation.cutlass.dataset_runs import study_tables
 
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 K1 = PREFIX + "128x128x64_1x2x1_0_tnn_align8_warpspecialized_pingpong_epi_tma"
@@ -48,12 +42,12 @@ def test_v1_cublas_rows_are_never_same_round() -> None:
     assert same_round_cublas(dataset).empty
 
 
-def test_v2_rows_become_measurements_and_same_round_cublas() -> None:
-    dataset = dataset_from_v2(crafted_per_config(), pd.DataFrame(), {"version": 2}, "v2")
+def test_run_rows_become_measurements_and_same_round_cublas() -> None:
+    dataset = runs_dataset(crafted_per_config())
     m = dataset.measurements
     assert sorted(m["group"].unique()) == ["256x4096x1024_tnn", "64x64x64_tnn"]
     assert set(m["kernel"]) == {K1} and len(m) == 4  # the split-K row is left out
-    assert dataset.provenance["dropped_knob_rows"] == 2
+    assert study_tables(crafted_per_config(), pd.DataFrame(), "v2")[1] == 2
     table = candidate_table(dataset)
     assert sorted(zip(table["raster"], table["swizzle"], strict=True)) == sorted(
         [("H", 1), ("M", 2)] * 2
@@ -66,23 +60,6 @@ def test_v2_rows_become_measurements_and_same_round_cublas() -> None:
     assert len(fair) == 2
 
 
-def test_v2_rows_need_their_columns() -> None:
+def test_run_rows_need_their_columns() -> None:
     with pytest.raises(DatasetError, match="v2: v2 per-configuration rows lack run"):
-        dataset_from_v2(crafted_per_config().drop(columns=["run"]), pd.DataFrame(), {}, "v2")
-
-
-def test_a_v2_folder_without_the_reader_says_so(tmp_path: Path) -> None:
-    (tmp_path / "provenance.json").write_text(
-        json.dumps({"format": "benchspace-cutlass-dataset", "version": 2})
-    )
-    try:
-        import benchspace.evaluation.cutlass.dataset_v2  # noqa: F401
-    except ModuleNotFoundError:
-        with pytest.raises(DatasetError, match="a version 2 dataset, but this checkout has no"):
-            load_study_dataset(tmp_path)
-    else:
-        pytest.skip("the v2 reader is present; its own tests cover v2 folders")
-
-
-def test_v1_folders_load_as_before() -> None:
-    assert load_study_dataset(FROZEN).measurements.equals(load_dataset(FROZEN).measurements)
+        study_tables(crafted_per_config().drop(columns=["run"]), pd.DataFrame(), "v2")

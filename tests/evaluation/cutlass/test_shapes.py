@@ -149,13 +149,13 @@ def test_cli_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert (len(sets.train), len(sets.eval)) == (10, 4)
 
 
-def test_v2_shape_sets_are_new_and_current() -> None:
-    from benchspace.evaluation.cutlass.shapes_v2 import EVAL_MAX_VOLUME, build_v2_sets
+def test_layer_shape_sets_are_new_and_current() -> None:
+    from benchspace.evaluation.cutlass.shape_draw import EVAL_MAX_VOLUME, build_layer_sets
 
     root = Path(__file__).parents[3] / "evaluation" / "data" / "shapes"
     v1 = load_shape_sets(root / "h200.json")
     v2 = load_shape_sets(root / "h200_v2.json")
-    assert v2 == build_v2_sets(load_hardware("h200"), [v1], 240, seed=v2.seed)
+    assert v2 == build_layer_sets(load_hardware("h200"), [v1], 240, seed=v2.seed)
     old = {(s.M, s.N, s.K) for s in (*v1.train, *v1.eval)}
     new = [(s.M, s.N, s.K) for s in (*v2.train, *v2.eval)]
     assert len(new) == len(set(new)) and not old & set(new)
@@ -163,3 +163,33 @@ def test_v2_shape_sets_are_new_and_current() -> None:
     assert all(m * n * k <= EVAL_MAX_VOLUME for m, n, k in new)
     layer = [s for s in v2.eval if "layer" in s.classes]
     assert layer and all(s.M % 8 == 0 for s in (*v2.train, *v2.eval))
+
+
+@pytest.mark.parametrize("argv", [["shapes", "--layers"], ["shapes-v2"]])
+def test_the_layers_action_and_its_old_spelling_write_v2_sets(
+    argv: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchspace.harness.cli import main
+
+    root = Path(__file__).parents[3] / "evaluation" / "data" / "shapes"
+    out = tmp_path / "v2.json"
+    previous = ["--previous", str(root / "h200.json")]
+    assert main(["cutlass", *argv, *previous, "--train", "12", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    sets = load_shape_sets(out)
+    assert printed[0].startswith(f"{out}: {len(sets.train)} training and {len(sets.eval)} ")
+    assert sets.seed == 2 and any("layer" in s.classes for s in sets.train)
+    v1 = load_shape_sets(root / "h200.json")
+    old = {(s.M, s.N, s.K) for s in (*v1.train, *v1.eval)}
+    assert not old & {(s.M, s.N, s.K) for s in (*sets.train, *sets.eval)}
+
+
+def test_previous_without_layers_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from benchspace.harness.cli import main
+
+    argv = ["cutlass", "shapes", "--previous", "a.json", "--out", str(tmp_path / "s.json")]
+    assert main(argv) == 2
+    assert "add --layers" in capsys.readouterr().err
+    assert not (tmp_path / "s.json").exists()

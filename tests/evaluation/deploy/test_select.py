@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.evaluation.cutlass.hardware import load_hardware
 from benchspace.evaluation.deploy.select import rank_shape, rank_shapes, train_selector
 from benchspace.evaluation.selector.model_file import (

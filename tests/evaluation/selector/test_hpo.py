@@ -74,7 +74,7 @@ def test_search_resumes_the_sqlite_study(
 
 
 def test_pinned_objective(tmp_path: Path) -> None:
-    from benchspace.evaluation.cutlass.dataset import load_dataset
+    from benchspace.evaluation.cutlass.dataset_read import load_dataset
     from benchspace.evaluation.cutlass.hardware import load_hardware
     from benchspace.evaluation.study.run import prepare
 
@@ -100,7 +100,7 @@ def test_params_auto_takes_the_shipped_winner_of_the_datasets_version() -> None:
     from benchspace.harness.cli.cutlass.dataset_args import resolve_params
 
     def dataset(version: int) -> Any:
-        return cast(Any, SimpleNamespace(provenance={"version": version}))
+        return cast(Any, SimpleNamespace(version=version))
 
     shipped = json.loads(
         (Path(__file__).parents[3] / "evaluation/data/models/hpo_h200_v2.json").read_text()

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from selector_data import FROZEN, ROOT
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.evaluation.cutlass.hardware import load_hardware
 from benchspace.evaluation.selector.encoding import Scaler, design
 from benchspace.evaluation.selector.grades import label_groups
@@ -170,7 +170,7 @@ def test_the_package_imports_and_runs_without_torch() -> None:
                 return None
 
         sys.meta_path.insert(0, NoTorch())
-        from benchspace.evaluation.cutlass.dataset import load_dataset
+        from benchspace.evaluation.cutlass.dataset_read import load_dataset
         from benchspace.evaluation.cutlass.hardware import load_hardware
         from benchspace.evaluation.selector.mlp import torch_available
         from benchspace.evaluation.study.run import StudyOptions, run_study

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.evaluation.cutlass.hardware import load_hardware
 from benchspace.evaluation.study.baselines import baseline_rows, with_cublas
 from benchspace.evaluation.study.run import prepare

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.evaluation.study.summary import summarise_dataset
 from benchspace.evaluation.study.summary_format import render_summary
 

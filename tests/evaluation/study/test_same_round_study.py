@@ -7,11 +7,10 @@ import dataclasses
 
 import numpy as np
 import pandas as pd
-from selector_data import FROZEN
+from selector_data import FROZEN, runs_dataset
 
-from benchspace.evaluation.cutlass.dataset import load_dataset
+from benchspace.evaluation.cutlass.dataset_read import load_dataset
 from benchspace.evaluation.cutlass.hardware import load_hardware
-from benchspace.evaluation.cutlass.same_round import dataset_from_v2
 from benchspace.evaluation.deploy.kernel_header import CUBLAS, GemmHeaderSpec, choose_dispatch
 from benchspace.evaluation.deploy.select import train_selector
 from benchspace.evaluation.study.run import StudyOptions, run_study
@@ -37,7 +36,7 @@ def crafted_v2() -> pd.DataFrame:
 
 
 def test_the_study_reports_cutlass_only_and_cutlass_or_cublas() -> None:
-    dataset = dataset_from_v2(crafted_v2(), pd.DataFrame(), {"gpu": "synthetic"}, "crafted")
+    dataset = runs_dataset(crafted_v2())
     options = StudyOptions(folds=2, repetitions=2, cross_validation=False, mlp=False)
     result = run_study(dataset, load_hardware("h200"), options)
     names = [s.name for s in result.held_out]
@@ -51,7 +50,7 @@ def test_the_study_reports_cutlass_only_and_cutlass_or_cublas() -> None:
 
 
 def test_the_shipped_header_names_cublas_where_it_was_ahead() -> None:
-    dataset = dataset_from_v2(crafted_v2(), pd.DataFrame(), {"gpu": "synthetic"}, "crafted")
+    dataset = runs_dataset(crafted_v2())
     selector = train_selector(dataset, load_hardware("h200"))
     assert selector.cublas is not None and len(selector.cublas) == 14
     spec = dataclasses.replace(GemmHeaderSpec(), max_leaves=16, samples=400, min_samples=2)
