@@ -83,7 +83,7 @@ def read_table(path: Path, required: tuple[str, ...], fix: str, **options: Any) 
     try:
         if path.suffix == ".gz":
             blob = gzip.decompress(blob)
-        frame = pd.read_csv(io.BytesIO(blob), **options)
+        frame: pd.DataFrame = pd.read_csv(io.BytesIO(blob), **options)
     except (OSError, EOFError, zlib.error, ValueError) as exc:
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise DatasetError(f"{path}: cannot be read as CSV ({reason}); {fix}") from None

@@ -258,9 +258,11 @@ class RidgeSelector:
 
 
 def load_booster(path: str) -> Any:
-    """An XGBoost booster from ``save_model`` JSON."""
+    """An XGBoost booster from ``save_model`` JSON (read through the file layer)."""
     import xgboost as xgb
 
+    from benchspace.harness.files import read_bytes
+
     booster = xgb.Booster()
-    booster.load_model(path)
+    booster.load_model(bytearray(read_bytes(path, kind="XGBoost model")))
     return booster

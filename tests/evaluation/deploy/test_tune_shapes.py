@@ -71,6 +71,24 @@ def test_bad_shapes_name_the_place(text: str, match: str) -> None:
         parse_shapes_text(text, "s.txt")
 
 
+def test_an_unreadable_shapes_file_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "s.txt"
+    bad.write_bytes(b"4096 4096 4096 # \xe9t\xe9\n")
+    with pytest.raises(UsageError) as info:
+        read_user_shapes([bad], [])
+    assert str(info.value).startswith(f"{bad}: ") and "UTF-8" in str(info.value)
+    assert "\n" not in str(info.value)
+    with pytest.raises(UsageError, match=r"nope.txt: no such shapes file; check the path"):
+        read_user_shapes([tmp_path / "nope.txt"], [])
+    argv = ["cutlass", "tune-shapes", str(bad), "--topk", "2", "--out", str(tmp_path / "o.json")]
+    assert main(argv) in (1, 2)
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: ") and err.count("\n") == 1 and "Traceback" not in err
+    assert not (tmp_path / "o.json").exists()
+
+
 def _tune_shapes(saved: Path, out: Path, *extra: str) -> int:
     words = [w for s in USER for w in ("--shape", "x".join(map(str, s)))]
     return main(["cutlass", "tune-shapes", *words, "--model", str(saved), "--out", str(out),
