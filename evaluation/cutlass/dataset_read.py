@@ -246,9 +246,10 @@ def load_dataset(path: str | Path) -> Dataset:
     wrong in one line."""
     folder = resolve_dataset_path(path)
     if not folder.is_dir():
+        shipped = "" if folder.is_absolute() else f" (nor under the shipped data, {DATA_DIR})"
         raise DatasetError(
-            f"{folder}: no such dataset folder; measured data lands in evaluation/data/<gpu>/ "
-            "(see evaluation/data/README.md)"
+            f"{folder}: no such dataset folder{shipped}; measured data lands in "
+            "evaluation/data/<gpu>/ (see evaluation/data/README.md)"
         )
     provenance, version = read_provenance(folder)
     tables = upgrade(READERS[version](folder), version)

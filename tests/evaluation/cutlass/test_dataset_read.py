@@ -108,6 +108,12 @@ def test_relative_paths_fall_back_to_the_shipped_data(
     assert resolve_dataset_path("h200") == Path("h200")  # the working directory wins
     assert resolve_dataset_path("nowhere") == Path("nowhere")
     assert load_dataset("evaluation/data/h200").path == DATA_DIR / "h200"
+    with pytest.raises(DatasetError) as info:
+        load_dataset("nowhere")
+    assert str(info.value) == (
+        f"nowhere: no such dataset folder (nor under the shipped data, {DATA_DIR}); measured "
+        "data lands in evaluation/data/<gpu>/ (see evaluation/data/README.md)"
+    )
 
 
 @pytest.mark.parametrize(
