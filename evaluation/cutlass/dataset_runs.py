@@ -14,6 +14,7 @@ tables. A version 3 adds its reader, ``UPGRADES[2]`` and what :func:`build_datas
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -253,17 +254,23 @@ def upgrade(tables: Tables, version: int) -> Tables:
     return tables
 
 
+def runs_study(rounds: pd.DataFrame, kernels: pd.DataFrame, path: Path) -> Tables:
+    """The study's tables from rounds: per-configuration medians, every run of a shape put on
+    one clock first (:func:`align_runs`)."""
+    return study_tables(align_runs(per_config(rounds)), kernels, path)[0]
+
+
 def build_dataset(
     path: Path, version: int, provenance: Mapping[str, Any], tables: Tables
 ) -> Dataset:
-    """The record of the latest version's tables. With rounds, the study's tables come from
-    the per-configuration medians, every run of a shape put on one clock first."""
+    """The record of the latest version's tables; the study's tables of rounds are made when
+    first used (:func:`runs_study`)."""
     rounds, kernels = tables["rounds"], tables["kernels"]
     if rounds.empty:
-        study = {"measurements": tables["means"], "kernels": kernels, "cublas": tables["cublas"]}
-        source: Callable[[], Tables] = lambda: study  # noqa: E731
+        means = {"measurements": tables["means"], "kernels": kernels, "cublas": tables["cublas"]}
+        source: Callable[[], Tables] = partial(dict, means)
     else:
-        source = lambda: study_tables(align_runs(per_config(rounds)), kernels, path)[0]  # noqa: E731
+        source = partial(runs_study, rounds, kernels, path)
     return Dataset(
         path=path,
         version=version,
