@@ -38,8 +38,8 @@ def read_regex(text: str, pattern: str, *, source: str = "output") -> list[Row]:
         raise ReaderError(f"{source}: pattern does not compile ({exc})") from None
     lines = _ANSI.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
     last = None
-    for last in compiled.finditer(lines):  # progress updates first, the final figures last
-        pass
+    for match in compiled.finditer(lines):  # progress updates first, the final figures last
+        last = match
     if last is None:
         return []
     fields: dict[str, float | str] = {}
