@@ -68,7 +68,8 @@ def _where(text: str, index: int) -> str:
 
 
 def _entries(text: str, source: str) -> list[Mapping[str, Any]]:
-    # Tolerate lines a program printed before the JSON document (e.g. on stdout).
+    # Tolerate a BOM, and lines a program printed before the JSON document (e.g. on stdout).
+    text = text.lstrip("\ufeff")
     start = text.find("{")
     while start > 0 and text[start - 1] not in "\n\r":
         start = text.find("{", start + 1)

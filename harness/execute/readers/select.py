@@ -53,10 +53,11 @@ def select_row(rows: Sequence[Row], row: str | None, *, source: str) -> Row:
             f"{source}: no row name contains {row!r}; rows found: {_names(rows)}; fix the "
             'bench\'s "row"'
         )
-    if len(exact) > 1:
+    same = exact if len(exact) > 1 else matches
+    if len({r.name for r in same}) == 1:
         raise ReaderError(
-            f"{source}: {len(exact)} rows are named {wanted!r} (two benchmarks of one name, "
-            "e.g. two Google Benchmark families); register them under different names"
+            f"{source}: {len(same)} rows are named {same[0].name!r} (two benchmarks of one "
+            "name, e.g. two Google Benchmark families); register them under different names"
         )
     raise ReaderError(
         f'{source}: row {row!r} matches {len(matches)} rows: {_names(matches)}; make "row" '
