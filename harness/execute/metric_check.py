@@ -87,11 +87,15 @@ def check_value(value: float, *, metric: str, row: str, source: str) -> None:
         raise ReaderError(f"{source}: row {row!r}: {problem}")
 
 
-def stored_problem(m: Measurement, *, metric: str) -> str | None:
-    """Why a stored ``ok`` measurement cannot be served for `metric`; None when it can."""
+def stored_problem(m: Measurement, *, metric: str, unit: str | None = None) -> str | None:
+    """Why a stored ``ok`` measurement cannot be served for `metric`; None when it can.
+    `unit`: the unit the bench's reader converts times to now (a row stored without it was
+    read in whatever unit the benchmark printed)."""
     if m.status != "ok":
         return None
     if m.value is None:
         return "row has status ok but no value"
+    if unit is not None and m.extra.get("time_unit") != unit:
+        return f"row {m.row!r} was read before its times were converted to {unit}"
     problem = value_problem(m.value, metric=metric)
     return None if problem is None else f"row {m.row!r}: {problem}"

@@ -77,7 +77,9 @@ def bench_problems(bench: Bench, space: Space) -> list[str]:
 def _reader_rules(bench: Bench, at: Where) -> list[str]:
     """What the reader table says a bench of that reader needs (or must not set)."""
     out = []
-    reader = REGISTRY[bench.reader]  # the schema admits only registered readers
+    reader = REGISTRY.get(bench.reader)
+    if reader is None:  # the schema admits only registered readers
+        return [f"{at('reader')}: unknown reader {show(bench.reader)}"]
     if not reader.multi_row and "row" in at.raw:
         out.append(
             f"{at('row')}: the {bench.reader} reader returns one row, so row selects nothing; "

@@ -14,6 +14,7 @@ from benchspace.harness.execute.invoke import Invocation
 from benchspace.harness.execute.metric_check import stored_problem
 from benchspace.harness.execute.process import current_binary
 from benchspace.harness.execute.progress import Progress
+from benchspace.harness.execute.readers import time_unit_of
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.spaces.model import Bench
 from benchspace.harness.store import Store
@@ -80,7 +81,8 @@ class Sweep:
             self._known = self.store.latest(inv.bench)
             self._known_bench = inv.bench
         hit = self._known.get(inv.cache_key)
-        if hit is not None and (problem := stored_problem(hit, metric=inv.metric)) is not None:
+        unit = time_unit_of(inv.reader)
+        if hit is not None and (problem := stored_problem(hit, metric=inv.metric, unit=unit)):
             # A stored value goes through the checks a fresh one does: measured again.
             self.progress.note(
                 f"measuring again: {inv.bench} case {inv.case_index} {dict(inv.params)}: the "

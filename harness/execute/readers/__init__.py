@@ -45,6 +45,7 @@ __all__ = [
     "read_output",
     "read_regex",
     "select_row",
+    "time_unit_of",
 ]
 
 REGISTRY: Mapping[str, Reader] = {
@@ -60,6 +61,12 @@ def get_reader(name: str, *, source: str = "output") -> Reader:
     if reader is None:
         raise ReaderError(f"{source}: unknown reader {name!r}; use one of {', '.join(READERS)}")
     return reader
+
+
+def time_unit_of(name: str) -> str | None:
+    """The unit the named reader converts times to (None: none, or no such reader)."""
+    reader = REGISTRY.get(name)
+    return None if reader is None else reader.time_unit
 
 
 def _text(data: str | bytes) -> str:

@@ -118,6 +118,12 @@ class Reader(Protocol):
         """What its rows tell ``--validate`` of the arguments (``--describe`` tells more)."""
         ...
 
+    @property
+    def time_unit(self) -> str | None:
+        """The unit its rows' times are converted to (recorded as the measurement's
+        ``extra["time_unit"]``); None: times stay as the benchmark printed them."""
+        ...
+
     def flags(self, options: TimingSettings, out: str) -> tuple[str, ...]:
         """The argv the reader needs before the space's own flags (``out``: ``{out}``)."""
         ...

@@ -188,7 +188,7 @@ def _row(group: Mapping[str, Any]) -> Row:
             fields.pop(key, None)
     if "time_unit" in text:
         text["time_unit_reported"] = text["time_unit"]
-        text["time_unit"] = GBENCH_UNIT
+    text["time_unit"] = GBENCH_UNIT  # what a row without one was printed in, too
     fields.update(text)
     repeated = {k: v for k, v in samples.items() if len(v) > 1}
     return Row(name=name, fields=fields, spread=spread, samples=repeated, args=_args(name))
@@ -204,6 +204,7 @@ class GbenchJson:
     needs_row = True
     needs_pattern = False
     reports_args: ArgsReport = "named"
+    time_unit: str | None = GBENCH_UNIT
 
     def flags(self, options: TimingSettings, out: str) -> tuple[str, ...]:
         """Google Benchmark's JSON output file."""

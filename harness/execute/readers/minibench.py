@@ -81,6 +81,7 @@ class MinibenchCsv:
     needs_row = False
     needs_pattern = False
     reports_args: ArgsReport = "given"
+    time_unit: str | None = None
 
     def flags(self, options: TimingSettings, out: str) -> tuple[str, ...]:
         """minibench's backend, type, output file and timing flags."""

@@ -62,6 +62,7 @@ class Regex:
     needs_row = False
     needs_pattern = True
     reports_args: ArgsReport = "none"
+    time_unit: str | None = None
 
     def flags(self, options: TimingSettings, out: str) -> tuple[str, ...]:
         """None: it reads what the tool prints."""

@@ -53,6 +53,7 @@ class CsvTable:
     needs_row = False
     needs_pattern = False
     reports_args: ArgsReport = "none"
+    time_unit: str | None = None
 
     def flags(self, options: TimingSettings, out: str) -> tuple[str, ...]:
         """None: the table comes on a stream."""

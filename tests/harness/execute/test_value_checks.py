@@ -83,6 +83,12 @@ def test_stored_values_get_the_fresh_checks() -> None:
     )
     assert stored_problem(stored(-5.0), metric="GFLOPS") is None
     assert stored_problem(stored(None, "failed"), metric="latency") is None
+    # a Google Benchmark row stored before times were read in ns is not served as one
+    assert stored_problem(stored(3.0), metric="real_time", unit="ns") == (
+        "row 'BM_X' was read before its times were converted to ns"
+    )
+    fresh = replace(stored(3.0), extra={"time_unit": "ns"})
+    assert stored_problem(fresh, metric="real_time", unit="ns") is None
 
 
 def test_a_stored_infinity_or_negative_time_is_measured_again(
