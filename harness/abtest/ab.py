@@ -40,6 +40,7 @@ from benchspace.harness.execute.invoke import (
     sha256_file,
 )
 from benchspace.harness.execute.process import run_invocation
+from benchspace.harness.execute.readers import Stream
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import ParamValue, Task, make_config
 from benchspace.harness.spaces.model import Bench, Case
@@ -105,6 +106,7 @@ def exe_invocation(
     metric: str,
     row: str | None = None,
     pattern: str | None = None,
+    stream: Stream = "stdout",
     options: RunOptions,
 ) -> Invocation:
     """The invocation of a bare executable: reader flags, then `args` (``{out}`` allowed)."""
@@ -115,6 +117,7 @@ def exe_invocation(
         metric=metric,
         reader=reader,
         pattern=pattern,
+        stream=stream,
         row=row,
         flags=tuple(args),
         cases=(Case(index=0, fixed={}, tune={}),),

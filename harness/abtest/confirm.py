@@ -195,6 +195,7 @@ def target_invocation(space: Space, target: Target, options: RunOptions) -> tupl
             metric=c.metric or owner.metric,
             row=c.row,
             pattern=owner.pattern,
+            stream=owner.stream,
             options=options,
         )
         return inv, c.direction or owner.direction

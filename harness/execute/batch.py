@@ -17,7 +17,7 @@ from typing import Any
 
 from benchspace.harness.errors import BenchspaceError
 from benchspace.harness.execute.invoke import Invocation
-from benchspace.harness.execute.metric_check import check_time
+from benchspace.harness.execute.metric_check import check_value
 from benchspace.harness.execute.process import run_process
 from benchspace.harness.execute.readers import Row, metric_of, read_output
 from benchspace.harness.measurement import Measurement, Status
@@ -100,9 +100,7 @@ def _row_measurement(
     try:
         source = f"{member.exe} (bench {member.bench}, case {member.case_index})"
         value, spread = metric_of(row, member.metric, source=source)
-        check_time(
-            value, metric=member.metric, direction=member.direction, row=row.name, source=source
-        )
+        check_value(value, metric=member.metric, row=row.name, source=source)
     except BenchspaceError as exc:
         return _member(
             done, member, size, tails=tails, status="parse_error", row=row.name, error=str(exc)
@@ -137,9 +135,15 @@ def execute_batch(batch: Batch) -> list[Measurement]:
         if done.exe_sha256 != lead.exe_sha256:  # rebuilt: every member ran the new binary
             remaining = [replace(m, exe_sha256=done.exe_sha256) for m in remaining]
         rows: dict[str, Row] = {}
-        if result.text.strip():
+        if result.text.strip() or result.stderr.strip():
             try:
-                parsed = read_output(lead.reader, result.text, pattern=lead.pattern)
+                parsed = read_output(
+                    lead.reader,
+                    result.text,
+                    pattern=lead.pattern,
+                    stream=lead.stream,
+                    stderr=result.stderr,
+                )
             except BenchspaceError:
                 parsed = []
             rows = {r.name: r for r in parsed}

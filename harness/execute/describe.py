@@ -10,10 +10,10 @@ print (a run's row name starts with one of them). ``--validate`` checks ``args``
 bench's ``arg_spec`` and its ``row`` against ``rows``. An executable that does not know the
 convention (no such line, a non-zero exit, a timeout) leaves those checks "not checked".
 
-Without a description, what a run reports is used where it can tell: Google Benchmark names
-its arguments (``ArgNames``) or at least counts them in the run name; minibench's CSV has one
-``argK`` column per argument it was *given*, so it cannot tell; csv and regex outputs carry
-no arguments.
+Without a description, what a run reports is used where it can tell, as the reader table says
+(``Reader.reports_args``): Google Benchmark names its arguments (``ArgNames``) or at least
+counts them in the run name; minibench's CSV has one ``argK`` column per argument it was
+*given*, so it cannot tell; csv and regex outputs carry no arguments.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from benchspace.harness.execute.readers import Row
+from benchspace.harness.execute.readers import REGISTRY, Row
 from benchspace.harness.spaces.model import Bench
 
 DESCRIBE_FORMAT = "benchspace-describe"
@@ -102,10 +102,12 @@ def args_check(bench: Bench, description: Description | str, row: Row | None) ->
                 f"arg_spec is {expected}; fix arg_spec to match the executable",
             )
         return Check(name="args", state="ok", detail=f"{DESCRIBE_FLAG}: {expected}")
-    if bench.reader == "minibench-csv":
+    reader = REGISTRY.get(bench.reader)
+    report = "none" if reader is None else reader.reports_args
+    if report == "given":
         why = "minibench writes as many argK columns as it was given"
         return Check(name="args", state="not checked", detail=f"{why}; {description}")
-    if bench.reader != "gbench-json":
+    if report == "none":
         why = f"the {bench.reader} reader reports no arguments"
         return Check(name="args", state="not checked", detail=f"{why}; {description}")
     if row is None or not row.args:

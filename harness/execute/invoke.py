@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
+from benchspace.harness.errors import BenchspaceError
 from benchspace.harness.execute.exe_identity import current_sha256
+from benchspace.harness.execute.readers import REGISTRY, Stream
 from benchspace.harness.plan import ParamValue, Task
 from benchspace.harness.spaces.model import Bench, Case
 
@@ -24,8 +26,8 @@ BUILD_PLACEHOLDER = "{build_dir}"
 store stays valid when the build tree moves (another checkout, another machine)."""
 TAIL_CHARS = 2000
 
-#: Output file name per reader; readers without one read stdout (csv) or stdout+stderr (regex).
-OUTPUT_FILES = {"minibench-csv": "out.csv", "gbench-json": "out.json"}
+#: Output file name per reader (from the reader table); readers without one read a stream.
+OUTPUT_FILES = {name: r.output_file for name, r in REGISTRY.items() if r.output_file is not None}
 
 
 DEFAULT_BACKEND = "NETLIB"
@@ -77,10 +79,20 @@ class Invocation:
     build_dir: str = ""
     """Absolute build directory, for ``{build_dir}`` in flags."""
     direction: str = "min"
-    """The bench's direction (a time under ``min`` must be positive and finite)."""
+    """The bench's direction."""
+    stream: Stream = "stdout"
+    """Which stream a reader without an output file reads (the space's ``stream``)."""
     cpus: tuple[int, ...] = ()
     """Cores the process is pinned to (a parallel sweep's worker); empty: not pinned. Like
     ``extra_env``, not part of the configuration (nor of the cache key)."""
+
+    def __post_init__(self) -> None:
+        if not self.build_dir and any(BUILD_PLACEHOLDER in a for a in self.argv):
+            flag = next(a for a in self.argv if BUILD_PLACEHOLDER in a)
+            raise BenchspaceError(
+                f"bench {self.bench}: flag {flag!r} uses {BUILD_PLACEHOLDER}, but no build "
+                "directory is known, so it would expand to an empty string; pass --build-dir"
+            )
 
     @cached_property
     def cache_key(self) -> str:
@@ -110,19 +122,8 @@ def sha256_file(path: Path) -> str:
 
 def reader_flags(bench: Bench, options: RunOptions) -> list[str]:
     """The argv a reader needs before the space's own flags."""
-    if bench.reader == "minibench-csv":
-        return [
-            f"--backend={options.backend}",
-            f"--type={options.dtype}",
-            f"--csv={OUT_PLACEHOLDER}",
-            f"--warmup={options.warmup}",
-            f"--min_time={options.min_time_ms:g}",
-            f"--min_iters={options.min_iters}",
-            f"--max_iters={options.max_iters}",
-        ]
-    if bench.reader == "gbench-json":
-        return [f"--benchmark_out={OUT_PLACEHOLDER}", "--benchmark_out_format=json"]
-    return []
+    reader = REGISTRY.get(bench.reader)
+    return [] if reader is None else list(reader.flags(options, OUT_PLACEHOLDER))
 
 
 def resolve_values(case: Case, params: Mapping[str, ParamValue]) -> dict[str, ParamValue]:
@@ -177,9 +178,11 @@ def build_invocation(
         pattern=bench.pattern,
         row=bench.row,
         metric=bench.metric,
+        stream=bench.stream,
         timeout_s=float(timeout),
         repeat=repeat,
         host=options.host,
         device=options.device,
         direction=bench.direction,
+        build_dir=str(options.build_dir.absolute()) if str(options.build_dir) else "",
     )

@@ -35,7 +35,7 @@ from benchspace.harness.execute.invoke import (
     OUTPUT_FILES,
     Invocation,
 )
-from benchspace.harness.execute.metric_check import check_time
+from benchspace.harness.execute.metric_check import check_value
 from benchspace.harness.execute.readers import Row, metric_of, read_output, select_row
 from benchspace.harness.execute.scratch import (
     MAX_OUTPUT_BYTES,
@@ -64,6 +64,8 @@ class ProcessResult:
 
     measurement: Measurement
     text: str
+    stderr: str = ""
+    """The whole stderr, read only when the bench's reader reads it (``stream``)."""
 
 
 def _child_env(inv: Invocation) -> dict[str, str] | None:
@@ -214,12 +216,12 @@ class Process:
             return ProcessResult(measurement=failed, text="")
         proc = self.proc
         out_file = inv.reader in OUTPUT_FILES or any(OUT_PLACEHOLDER in a for a in inv.argv)
-        text, too_large = "", ""
+        text, stderr, too_large = "", "", ""
         try:
             stdout_tail, stderr_tail = tail_fd(self._fds[0]), tail_fd(self._fds[1])
             if proc is not None:
                 try:
-                    text = self._text(out_file)
+                    text, stderr = self._text(out_file)
                 except TooLarge as exc:
                     too_large = (
                         f"the output is {exc.size} bytes, more than the {MAX_OUTPUT_BYTES} a "
@@ -252,17 +254,17 @@ class Process:
             duration_s=self.duration_s,
             returncode=code if self.finished else None,
         )
-        return ProcessResult(measurement=done, text=text)
+        return ProcessResult(measurement=done, text=text, stderr=stderr)
 
-    def _text(self, out_file: bool) -> str:
-        """What the reader reads: the output file, stdout and stderr (regex), or stdout."""
+    def _text(self, out_file: bool) -> tuple[str, str]:
+        """What the reader reads: the output file or stdout; and stderr if it asks."""
         assert self._fds is not None
         if out_file:
-            return read_path(self._out_path).decode("utf-8", "replace")
+            return read_path(self._out_path).decode("utf-8", "replace"), ""
         stdout = read_fd(self._fds[0]).decode("utf-8", "replace")
-        if self.inv.reader == "regex":
-            return stdout + "\n" + read_fd(self._fds[1]).decode("utf-8", "replace")
-        return stdout
+        if self.inv.stream == "stdout":
+            return stdout, ""
+        return stdout, read_fd(self._fds[1]).decode("utf-8", "replace")
 
     def discard(self) -> None:
         """Kill the process if it still runs, close the output files and remove the
@@ -355,23 +357,27 @@ def outcome_of(inv: Invocation, result: ProcessResult) -> Outcome:
     """Read a finished process's result: its Measurement plus the row it was read from."""
     if result.measurement.status != "ok":
         return Outcome(measurement=result.measurement)
-    return read_measurement(inv, result.measurement, result.text)
+    return read_measurement(inv, result.measurement, result.text, stderr=result.stderr)
 
 
-def read_measurement(inv: Invocation, done: Measurement, text: str) -> Outcome:
+def read_measurement(inv: Invocation, done: Measurement, text: str, *, stderr: str = "") -> Outcome:
     """Read the metric from a finished run's output (pure); a reading failure is data."""
     source = f"{inv.exe} (bench {inv.bench}, case {inv.case_index})"
     try:
-        if not text.strip():
+        if not text.strip() and not stderr.strip():
             raise ReaderError(f"{source}: produced no output to read")
-        rows = read_output(inv.reader, text, pattern=inv.pattern, source=source)
+        rows = read_output(
+            inv.reader, text, pattern=inv.pattern, stream=inv.stream, stderr=stderr, source=source
+        )
         row = select_row(rows, inv.row, source=source)
         value, spread = metric_of(row, inv.metric, source=source)
-        check_time(value, metric=inv.metric, direction=inv.direction, row=row.name, source=source)
+        check_value(value, metric=inv.metric, row=row.name, source=source)
     except BenchspaceError as exc:
         return Outcome(measurement=replace(done, status="parse_error", error=str(exc)))
     extra: dict[str, float | str] = {
         k: v for k, v in row.fields.items() if isinstance(v, int | float) and k != inv.metric
     }
+    if isinstance(unit := row.fields.get("time_unit"), str):
+        extra["time_unit"] = unit  # the unit the row's times were normalised to
     ok = replace(done, status="ok", value=value, spread=spread, row=row.name, extra=extra)
     return Outcome(measurement=ok, row=row)

@@ -97,6 +97,7 @@ def _build_bench(position: int, raw: Mapping[str, Any], defaults: Mapping[str, A
         row=get("row"),
         reader=get("reader", DEFAULT_READER),
         pattern=get("pattern"),
+        stream=get("stream", "stdout"),
         flags=tuple(get("flags", ())),
         timeout_s=None if timeout is None else float(timeout),
         repeats=get("repeats"),

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import SpaceError
+from benchspace.harness.execute.readers.base import Stream
 from benchspace.harness.values import Value, kind_of, order_key, render_value, same_key
 
 DEFAULT_READER = "minibench-csv"
@@ -136,6 +137,8 @@ class Bench:
     row: str | None = None
     reader: str = DEFAULT_READER
     pattern: str | None = None
+    stream: Stream = "stdout"
+    """Which stream a reader without an output file reads: stdout, stderr or both."""
     flags: tuple[str, ...] = ()
     timeout_s: float | None = None
     repeats: int | None = None

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 from benchspace.harness.errors import json_path
+from benchspace.harness.execute.readers import REGISTRY
 from benchspace.harness.spaces.header_rules import header_problems
 from benchspace.harness.spaces.model import Bench, Space, template_fields
 from benchspace.harness.spaces.param_rules import (
@@ -23,7 +24,7 @@ from benchspace.harness.spaces.param_rules import (
 from benchspace.harness.spaces.schema import did_you_mean, show
 
 FLAG_FIELDS = ("backend", "type", "out", "build_dir")
-MULTI_ROW_READERS = ("minibench-csv", "gbench-json", "csv")
+MULTI_ROW_READERS = tuple(name for name, r in REGISTRY.items() if r.multi_row)
 
 
 def space_problems(space: Space) -> list[str]:
@@ -74,29 +75,41 @@ def bench_problems(bench: Bench, space: Space) -> list[str]:
 
 
 def _reader_rules(bench: Bench, at: Where) -> list[str]:
+    """What the reader table says a bench of that reader needs (or must not set)."""
     out = []
-    if bench.reader == "regex":
-        if "row" in at.raw:
-            out.append(
-                f"{at('row')}: the regex reader returns one row, so row selects nothing; remove it"
-            )
+    reader = REGISTRY.get(bench.reader)
+    if reader is None:  # the schema admits only registered readers
+        return [f"{at('reader')}: unknown reader {show(bench.reader)}"]
+    if not reader.multi_row and "row" in at.raw:
+        out.append(
+            f"{at('row')}: the {bench.reader} reader returns one row, so row selects nothing; "
+            "remove it"
+        )
+    if reader.needs_pattern:
         if bench.pattern is None:
             out.append(
-                f'{at()}: reader regex needs "pattern", a regular expression whose named groups '
-                "are the fields; add it"
+                f'{at()}: reader {bench.reader} needs "pattern", a regular expression whose '
+                "named groups are the fields; add it"
             )
         else:
             out += _pattern_rules(bench, at)
     elif "pattern" in at.raw:
+        readers = " or ".join(n for n, r in REGISTRY.items() if r.needs_pattern)
         out.append(
-            f"{at('pattern')}: pattern is only read by the regex reader, and this bench uses "
-            f'{bench.reader}; remove it or set "reader": "regex"'
+            f"{at('pattern')}: pattern is only read by the {readers} reader, and this bench "
+            f'uses {bench.reader}; remove it or set "reader": "{readers}"'
         )
-    if bench.reader == "gbench-json" and bench.row is None:
+    if reader.output_file is not None and at.raw.get("stream", "stdout") != "stdout":
+        streamed = ", ".join(n for n, r in REGISTRY.items() if r.output_file is None)
         out.append(
-            f'{at()}: reader gbench-json needs "row": a Google Benchmark executable reports one '
-            "row per registered benchmark and argument set; set row to the benchmark's name, "
-            'e.g. "BM_Name/"'
+            f"{at('stream')}: the {bench.reader} reader reads the file the benchmark writes, "
+            f'not a stream; remove "stream" (only {streamed} read one)'
+        )
+    if reader.needs_row and bench.row is None:
+        out.append(
+            f'{at()}: reader {bench.reader} needs "row": a Google Benchmark executable reports '
+            "one row per registered benchmark and argument set; set row to the benchmark's "
+            'name, e.g. "BM_Name/"'
         )
     return out
 

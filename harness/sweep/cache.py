@@ -11,8 +11,10 @@ from benchspace.harness.execute.batch import make_batches
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor, Job
 from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.metric_check import stored_problem
 from benchspace.harness.execute.process import current_binary
 from benchspace.harness.execute.progress import Progress
+from benchspace.harness.execute.readers import time_unit_of
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.spaces.model import Bench
 from benchspace.harness.store import Store
@@ -78,7 +80,16 @@ class Sweep:
         if self._known_bench != inv.bench:
             self._known = self.store.latest(inv.bench)
             self._known_bench = inv.bench
-        return self._known.get(inv.cache_key)
+        hit = self._known.get(inv.cache_key)
+        unit = time_unit_of(inv.reader)
+        if hit is not None and (problem := stored_problem(hit, metric=inv.metric, unit=unit)):
+            # A stored value goes through the checks a fresh one does: measured again.
+            self.progress.note(
+                f"measuring again: {inv.bench} case {inv.case_index} {dict(inv.params)}: the "
+                f"store's {problem}"
+            )
+            return None
+        return hit
 
     def _record(self, ms: list[Measurement]) -> None:
         self.store.add_many(ms)

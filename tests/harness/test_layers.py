@@ -26,6 +26,13 @@ SHIMS = {
 PURE = (
     "benchspace.harness.plan",
     "benchspace.harness.execute.readers",
+    "benchspace.harness.execute.readers.base",
+    "benchspace.harness.execute.readers.select",
+    "benchspace.harness.execute.readers.minibench",
+    "benchspace.harness.execute.readers.gbench",
+    "benchspace.harness.execute.readers.table",
+    "benchspace.harness.execute.readers.regex",
+    "benchspace.harness.execute.metric_check",
     "benchspace.harness.values",
     "benchspace.harness.cxx_types",
     "benchspace.harness.profiles.model",

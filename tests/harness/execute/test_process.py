@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ import pytest
 from benchspace.harness.execute import process
 from benchspace.harness.execute.executor import LocalExecutor
 from benchspace.harness.execute.invoke import Invocation
-from benchspace.harness.execute.process import Process, run_process
+from benchspace.harness.execute.process import Process, execute, run_process
 
 
 def _inv(tmp_path: Path, script: str, *, timeout_s: float = 30.0, index: int = 0) -> Invocation:
@@ -50,12 +51,25 @@ def test_output_cwd_and_cleanup(tmp_path: Path) -> None:
     result = run_process(_inv(tmp_path, script, index=7))
     m = result.measurement
     assert m.status == "ok" and m.returncode == 0
-    assert "value 7" in result.text and "to stderr" in result.text
+    assert "value 7" in result.text and "to stderr" not in result.text  # stdout only
+    assert result.stderr == ""  # read only when the space asks for stderr
     cwd = m.stdout_tail.splitlines()[1]
     assert cwd.startswith(str(tmp_path / "scratch"))  # a directory of its own
     assert m.stderr_tail == "to stderr\n"
     assert m.started_at and m.duration_s > 0
     assert os.listdir(tmp_path / "scratch") == []  # removed, files the benchmark left included
+
+
+def test_stderr_is_read_when_the_space_asks(tmp_path: Path) -> None:
+    script = 'echo "value 3" >&2; echo "value 9"; echo "value 4" >&2\n'
+    for stream, value in (("stdout", 9.0), ("both", 9.0), ("stderr", 4.0)):
+        inv = replace(_inv(tmp_path, script, index=1), stream=stream)
+        result = run_process(inv)
+        assert (result.text, result.stderr != "") == ("value 9\n", stream != "stdout")
+        assert execute(inv).measurement.value == value, stream
+    quiet = 'echo "progress 50%"; echo "value 5" >&2\n'
+    inv = replace(_inv(tmp_path, quiet, index=2), stream="both")
+    assert execute(inv).measurement.value == 5.0  # stdout has no match: stderr's
 
 
 def test_timeout_kills_the_group(tmp_path: Path) -> None:

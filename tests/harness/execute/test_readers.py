@@ -150,7 +150,8 @@ def check_gbench_single(rows: list[Row]) -> None:
     value, spread = metric_of(blocked, "real_time", source="demo")
     assert value > 0 and spread is None  # one run: no spread reported
     iota = select_row(rows, "BM_Iota", source="demo")
-    assert iota.args == ((None, "2048"),) and iota.fields["time_unit"] == "us"
+    assert iota.args == ((None, "2048"),)
+    assert (iota.fields["time_unit"], iota.fields["time_unit_reported"]) == ("ns", "us")
     failed = select_row(rows, "BM_Unsupported", source="demo")
     with pytest.raises(ReaderError) as err:
         metric_of(failed, "real_time", source="demo")
@@ -180,7 +181,12 @@ def check_gbench_repetitions(rows: list[Row], repetitions: int) -> None:
 
 
 def test_gbench_single_recording() -> None:
-    check_gbench_single(read_output("gbench-json", text("gbench_single.json")))
+    rows = read_output("gbench-json", text("gbench_single.json"))
+    check_gbench_single(rows)
+    recorded = {b["name"]: b for b in json.loads(text("gbench_single.json"))["benchmarks"]}
+    iota = select_row(rows, "BM_Iota", source="demo")
+    assert recorded["BM_Iota/2048"]["time_unit"] == "us"  # printed in us, read in ns
+    assert iota.fields["real_time"] == pytest.approx(1e3 * recorded["BM_Iota/2048"]["real_time"])
 
 
 def test_gbench_repetitions_recording() -> None:
