@@ -41,7 +41,7 @@ EXTRAS: dict[str, str] = {
     "dask": "dist",
     "distributed": "dist",
     "torch": "mlp",
-    "optuna": "cutlass",
+    "optuna": "hpo",
 }
 
 
