@@ -8,7 +8,7 @@ and the labels: top noise bands (their number ``B``) or linear grades of ``y = T
 levels and floor, :func:`evaluation.selector.grades.linear_grades`). The value is the mean
 regret over the held-out groups of a shape-grouped cross-validation of the training groups. The
 study lives in SQLite (``sqlite:///file``) so that an interrupted search resumes and several
-processes can share it. Optuna is an optional dependency (extra ``tune``).
+processes can share it. Optuna is an optional dependency (extra ``hpo``).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ class SearchResult:
 
 
 def optuna_available() -> bool:
-    """True when Optuna can be imported (the ``tune`` extra is installed)."""
+    """True when Optuna can be imported (the ``hpo`` extra is installed)."""
     return importlib.util.find_spec("optuna") is not None
 
 
@@ -102,7 +102,7 @@ def search(
     that each trial can relabel relevance with its own number of bands.
     """
     if not optuna_available():
-        raise UsageError("hyperparameter search needs Optuna: pip install optuna (extra 'tune')")
+        raise UsageError("hyperparameter search needs Optuna: pip install 'benchspace[hpo]'")
     if objective is not None and objective not in OBJECTIVES:
         raise UsageError(f"objective {objective!r} is not one of {', '.join(OBJECTIVES)}")
     import optuna

@@ -41,7 +41,7 @@ EXTRAS: dict[str, str] = {
     "dask": "dist",
     "distributed": "dist",
     "torch": "mlp",
-    "optuna": "cutlass",
+    "optuna": "hpo",
 }
 
 
@@ -116,9 +116,28 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+#: Modes of a study action spelt as actions of their own: ``cutlass header check`` is
+#: ``cutlass header --check``, ``cutlass tune-shapes report D`` is ``--report D``; the flag
+#: spellings stay.
+MODES: dict[tuple[str, str], str] = {
+    ("header", "check"): "--check",
+    ("header", "from-profile"): "--from-profile",
+    ("tune-shapes", "report"): "--report",
+    ("tune-shapes", "measured"): "--measured",
+}
+
+
+def spell_modes(argv: Sequence[str]) -> list[str]:
+    """`argv` with a mode written as an action (``cutlass header check``) as its flag."""
+    args = list(argv)
+    if len(args) >= 3 and args[0] == "cutlass" and (args[1], args[2]) in MODES:
+        args[2] = MODES[(args[1], args[2])]
+    return args
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
-    args_list = list(sys.argv[1:] if argv is None else argv)
+    args_list = spell_modes(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args_list if not a.startswith("-")), None)
     try:
         parser = build_parser(chosen if chosen in SUBCOMMANDS else None)

@@ -4,37 +4,30 @@ from __future__ import annotations
 
 import argparse
 import functools
-import platform
-import re
 import sys
-from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from benchspace.harness.cli.numbers import count, non_negative, seconds
-from benchspace.harness.errors import BenchspaceError, UsageError
-from benchspace.harness.execute.affinity import available_cpus, place
-from benchspace.harness.execute.executor import Executor, LocalExecutor
-from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
-from benchspace.harness.execute.probe import probe_bench
-from benchspace.harness.execute.progress import Progress
-from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE
 from benchspace.harness.plan import Sampler
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.project_paths import add_root_arguments
-from benchspace.harness.provenance import gpu_info
-from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Bench, Case, Space
-from benchspace.harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budget, plan_budget
+from benchspace.harness.sweep.budget import DEFAULT_MAX_INVOCATIONS
 from benchspace.harness.sweep.budget_format import render_budget
-from benchspace.harness.sweep.cache import few_collections
-from benchspace.harness.sweep.run import TuneOptions, tune
-
-HeaderCheck = Callable[[Space, bool], list[str]]
+from benchspace.harness.sweep.tune_request import TuneHooks, TuneRequest, run_tune
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Options as BatchLAS's tune.py, plus the ones a robust sweep needs."""
+    _file_arguments(parser)
+    _executor_arguments(parser)
+    _sweep_arguments(parser)
+    _mode_arguments(parser)
+    _timing_arguments(parser)
+
+
+def _file_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--space", required=True, type=Path, help="space file (JSON)")
     parser.add_argument("--build-dir", type=Path, default=Path("build"), help="default: build")
     parser.add_argument(
@@ -51,7 +44,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         dest="dtype",
         help=f"passed to minibench (default: the space's defaults.type, else {DEFAULT_DTYPE})",
     )
-    parser.add_argument("--topk", type=int, default=10, help="size of the cross-case leaderboard")
+
+
+def _executor_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--topk", type=count(1, 10**6), default=10, help="size of the cross-case leaderboard"
+    )
     parser.add_argument(
         "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
     )
@@ -83,6 +81,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with --dask: accept workers that share a host (CPU timings disturb each other)",
     )
+
+
+def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--timeout", type=seconds, help="seconds per invocation (default 600)")
     parser.add_argument(
         "--repeats", type=count(1, 1000), help="process-level repeats per configuration"
@@ -97,6 +98,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="exit 0 despite failed configurations (they are still recorded and listed)",
     )
     parser.add_argument("--rerun", action="store_true", help="ignore the store's cache")
+
+
+def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--validate", action="store_true", help="one cheap invocation per bench, then exit"
     )
@@ -123,21 +127,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"refuse a larger sweep (default {DEFAULT_MAX_INVOCATIONS:,}; 0: no limit)",
     )
+
+
+def _timing_arguments(parser: argparse.ArgumentParser) -> None:
     # BatchLAS's timing flags, passed to minibench executables.
     parser.add_argument("--warmup", type=count(0, 10**9), default=2)
     parser.add_argument("--min-time", type=non_negative, default=25.0, help="ms (minibench)")
     parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
     parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
     add_root_arguments(parser)
-
-
-def _header_check(args: argparse.Namespace) -> HeaderCheck:
-    # The header rules live with the generator (imported only when a space has a header).
-    from benchspace.generators.session import check_space_header
-
-    return functools.partial(
-        check_space_header, root=args.root, allow_outside_root=args.allow_outside_root
-    )
 
 
 def _sampler(hardware: str) -> Sampler:
@@ -162,127 +160,94 @@ def _sampler(hardware: str) -> Sampler:
     return sample
 
 
-def _default(space: Space, key: str, fallback: str) -> str:
-    """The space's ``defaults`` value of `key` (a string), else `fallback`."""
-    value = space.defaults.get(key)
-    return value if isinstance(value, str) else fallback
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the sweep or the validation."""
-    if args.topk < 1:
-        raise UsageError(f"--topk: {args.topk} must be at least 1")
-    if args.repeats is not None and args.repeats < 1:
-        raise UsageError(f"--repeats: {args.repeats} must be at least 1")
-    if args.timeout is not None and args.timeout <= 0:
-        raise UsageError(f"--timeout: {args.timeout} must be positive")
-    if args.max_invocations < 0:
-        raise UsageError(f"--max-invocations: {args.max_invocations} must be 0 (no limit) or more")
-    if args.dask and (args.jobs != 1 or args.gpus.strip()):
-        raise UsageError(
-            "--jobs/--gpus do not apply with --dask: the scheduler places the work (one job "
-            "per worker thread); drop them, and size the workers instead"
-        )
-    space = load_space(args.space, allow_outside_root=args.allow_outside_root)
-    gpu, _ = gpu_info()
-    run_options = RunOptions(
+def request_from(args: argparse.Namespace) -> TuneRequest:
+    """The parsed arguments as one frozen request."""
+    return TuneRequest(
+        space=args.space,
         build_dir=args.build_dir,
-        backend=args.backend or _default(space, "backend", DEFAULT_BACKEND),
-        dtype=args.dtype or _default(space, "type", DEFAULT_DTYPE),
-        timeout_s=args.timeout or 600.0,
-        warmup=args.warmup,
-        min_time_ms=args.min_time,
-        min_iters=args.min_iters,
-        max_iters=args.max_iters,
-        host=platform.node(),
-        device=gpu or "cpu",
-    )
-    unknown = [name for name in args.bench if name not in {b.name for b in space.benches}]
-    if unknown:
-        known = ", ".join(b.name for b in space.benches)
-        raise UsageError(f"--bench: {', '.join(unknown)} not in {args.space} (benches: {known})")
-    problems = _header_check(args)(space, args.include_incumbent) if space.header else []
-    if args.validate:
-        return _validate(space, run_options, args, problems)
-    if problems:
-        raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
-    budgets = plan_budget(space, benches=args.bench, repeats=args.repeats)
-    if args.plan:
-        print(render_budget(args.space, budgets))
-        return 0
-    check_budget(args.space, budgets, args.max_invocations)
-    if args.include_incumbent and space.header is not None:
-        from benchspace.generators.session import space_with_incumbents
-
-        space = space_with_incumbents(
-            space, root=args.root, allow_outside_root=args.allow_outside_root
-        )
-    out = args.out or args.build_dir / "tuning" / "profile.json"
-    store = args.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
-    check_output(out, option="--out")  # before hours of sweeping, not after
-    check_not_input(out, option="--out", inputs=((store, "the store"), (space.path, "the space")))
-    if not store.is_dir():  # a directory is refused by the store itself
-        check_output(store, option="--store")
-    sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
-    options = TuneOptions(
-        sampler=sampler,
-        out=out,
-        store=store,
-        run=run_options,
+        out=args.out,
+        store=args.store,
+        backend=args.backend,
+        dtype=args.dtype,
         topk=args.topk,
+        jobs=args.jobs,
+        gpus=args.gpus,
+        cpus_per_job=args.cpus_per_job,
+        oversubscribe=args.oversubscribe,
+        dask=args.dask,
+        dask_timeout=args.dask_timeout,
+        allow_shared_hosts=args.allow_shared_hosts,
+        timeout=args.timeout,
         repeats=args.repeats,
-        timeout_s=args.timeout,
+        benches=tuple(args.bench),
         skip_missing=args.skip_missing,
         allow_failures=args.allow_failures,
         rerun=args.rerun,
-        benches=tuple(args.bench),
+        validate=args.validate,
+        include_incumbent=args.include_incumbent,
+        hardware=args.hardware,
+        quiet=args.quiet,
+        plan=args.plan,
+        max_invocations=args.max_invocations,
+        warmup=args.warmup,
+        min_time=args.min_time,
+        min_iters=args.min_iters,
+        max_iters=args.max_iters,
+        root=args.root,
+        allow_outside_root=args.allow_outside_root,
         command=("benchspace", "tune", *sys.argv[2:])
         if sys.argv[1:2] == ["tune"]
         else tuple(sys.argv),
     )
-    executor: Executor
-    if args.dask:
-        from benchspace.harness.execute.dask_executor import DaskExecutor
 
-        executor = DaskExecutor(
-            args.dask, timeout_s=args.dask_timeout, allow_shared_hosts=args.allow_shared_hosts
+
+def _hooks(request: TuneRequest) -> TuneHooks:
+    def with_incumbents(space: Space) -> Space:
+        from benchspace.generators.session import space_with_incumbents
+
+        return space_with_incumbents(
+            space, root=request.root, allow_outside_root=request.allow_outside_root
         )
-    else:
-        gpus = _gpus(args.gpus)
-        cpu_sets: tuple[tuple[int, ...], ...] = ()
-        if args.jobs > 1 and not gpus:
-            placement = place(
-                args.jobs, args.cpus_per_job, available_cpus(), oversubscribe=args.oversubscribe
-            )
-            for warning in placement.warnings + (() if args.quiet else placement.notes):
-                print(f"warning: {warning}", file=sys.stderr)
-            cpu_sets = placement.sets
-            options = replace(
-                options,
-                extra_meta={
-                    **options.extra_meta,
-                    "parallel": {
-                        "jobs": args.jobs,
-                        "cpus_per_job": args.cpus_per_job,
-                        **placement.provenance(),
-                    },
-                },
-            )
-        executor = LocalExecutor(args.jobs, gpus, cpu_sets)
-    progress = Progress(quiet=args.quiet)
-    try:
-        with few_collections():
-            outcome = tune(space, options, executor=executor, progress=progress)
-    finally:
-        progress.close()
-        close = getattr(executor, "close", None)
-        if close is not None:
-            close()
-    _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
+
+    def header_check(space: Space, include_incumbent: bool) -> list[str]:
+        # The header rules live with the generator (imported only when a space has a header).
+        from benchspace.generators.session import check_space_header
+
+        return check_space_header(
+            space,
+            include_incumbent,
+            root=request.root,
+            allow_outside_root=request.allow_outside_root,
+        )
+
+    return TuneHooks(
+        header_check=header_check,
+        with_incumbents=with_incumbents,
+        sampler=_sampler,
+        say=functools.partial(print, flush=True),
+        warn=functools.partial(print, file=sys.stderr),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the sweep, the plan or the validation, and say what it did."""
+    request = request_from(args)
+    result = run_tune(request, _hooks(request))
+    if result.kind == "validated":
+        print(f"validated {result.checked} benches of {result.space}: {result.problems} problems")
+        return 1 if result.problems else 0
+    if result.kind == "planned":
+        print(render_budget(result.space, result.budgets))
+        return 0
+    outcome = result.outcome
+    assert outcome is not None and result.out is not None and result.store is not None
+    _summary(
+        outcome.profile, result.out, result.store, outcome.executed, outcome.cached, outcome.skipped
+    )
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
         return 1
-    if outcome.failures and not args.allow_failures:
+    if outcome.failures and not result.failures_allowed:
         print(
             f"{outcome.failures} failed invocations (listed above and in the profile); "
             "pass --allow-failures to exit 0 anyway",
@@ -290,38 +255,6 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
-
-
-GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
-"""What CUDA_VISIBLE_DEVICES takes: an index, or a GPU or MIG UUID."""
-
-
-def _gpus(text: str) -> list[str]:
-    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
-    gpus = [g.strip() for g in text.split(",") if g.strip()]
-    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
-    if bad:
-        raise UsageError(
-            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
-        )
-    return gpus
-
-
-def _validate(
-    space: Space, options: RunOptions, args: argparse.Namespace, problems: list[str]
-) -> int:
-    failed = 0
-    for problem in problems:
-        print(f"{'failed':<8} header: {problem}")
-        failed += 1
-    benches = [b for b in space.benches if not args.bench or b.name in args.bench]
-    for bench in benches:
-        result = probe_bench(bench, options, skip_missing=args.skip_missing)
-        print(result.line(), flush=True)
-        failed += result.state in ("failed", "missing")
-    checked = sum(1 for _ in benches)
-    print(f"validated {checked} benches of {args.space}: {failed} problems")
-    return 1 if failed else 0
 
 
 def _summary(

@@ -25,6 +25,12 @@ DEFAULTS = GemmHeaderSpec()
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the selector, space, output, size budget, sample and ``--check`` options."""
+    _tree_arguments(parser)
+    _check_arguments(parser)
+    _profile_arguments(parser)
+
+
+def _tree_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         default=str(SHIPPED_SELECTOR),
@@ -70,6 +76,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="candidates kept: the union of each pilot shape's best this many "
         f"(default: {DEFAULTS.narrow})",
     )
+
+
+def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
         action="store_true",
@@ -87,6 +96,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="with --check: a dataset folder whose exhaustive groups give measured regret",
     )
+
+
+def _profile_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--from-profile",
         default=None,

@@ -20,6 +20,11 @@ from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the shapes, K, the selector, the outputs and ``--report``."""
+    _shortlist_arguments(parser)
+    _mode_arguments(parser)
+
+
+def _shortlist_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "shapes",
         nargs="*",
@@ -55,6 +60,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--warmups", type=int, default=5, help="warm-ups per configuration (default: 5)"
     )
+
+
+def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--report",
         default=None,
