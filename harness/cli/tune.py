@@ -12,6 +12,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchspace.harness.cli.numbers import count, non_negative, seconds
+from benchspace.harness.cli.race_args import add_race_arguments, race_options
 from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.execute.affinity import available_cpus, place
 from benchspace.harness.execute.executor import Executor, LocalExecutor
@@ -129,6 +130,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
     parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
     add_root_arguments(parser)
+    add_race_arguments(parser)  # --race, --stop, --confirm (harness/cli/race_args.py)
 
 
 def _header_check(args: argparse.Namespace) -> HeaderCheck:
@@ -236,6 +238,7 @@ def run(args: argparse.Namespace) -> int:
         allow_failures=args.allow_failures,
         rerun=args.rerun,
         benches=tuple(args.bench),
+        **race_options(args, space, root=args.root, allow_outside=args.allow_outside_root),
         command=("benchspace", "tune", *sys.argv[2:])
         if sys.argv[1:2] == ["tune"]
         else tuple(sys.argv),
