@@ -2,14 +2,18 @@
 
 Every look compares each surviving configuration with the case's leader (the best median) by
 a one-sided Welch t-test on the logarithms of their samples: a configuration is dropped when
-it is slower than the leader at the per-look level. The family-wise error (dropping a
-configuration that is in truth not slower than the leader, anywhere in the race of a case) is
-held at ``1 - confidence``: the error is split evenly over the race's possible looks
-(Bonferroni over looks, as ``ab``'s stopping rule does) and, within a look, over the
-comparisons by Holm's step-down procedure. The race of a case ends when one configuration is
-left (``separated``), when every survivor's ratio to the leader is within the margin at the
-same per-look confidence (``tie``: an equivalence bound, not just a point estimate), or when
-the survivors reached the cap (``cap``).
+it is slower than the leader at the per-look level. The error is held at ``1 - confidence``
+per case for the error that matters, losing the configuration with the best true centre
+anywhere in the race (an A/A race of ten equal configurations drops one of them, not a
+designated one, more often: tests/harness/sweep/test_race.py): the race looks at rounds min_repeats, twice that, ... and the cap
+(``ab``'s schedule), the error is split evenly over those looks (Bonferroni over looks, as
+``ab``'s stopping rule does), and within a look over the comparisons with the leader
+(Bonferroni: the leader is the best of noisy medians, chosen by the same samples, and the true
+best is dropped only when its comparison with whichever configuration led rejects; a union
+bound over the possible leaders gives the factor). The race of a case ends when one configuration is
+left (``separated``), when every survivor's median is within the margin of the leader's
+(``tie``: none of them was shown slower, and none is worse by more than the margin as
+measured), or when the survivors reached the cap (``cap``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
+
+from benchspace.harness.abtest.stats import look_schedule
 
 Decided = Literal["separated", "tie", "cap"]
 DECISIONS: tuple[Decided, ...] = ("separated", "tie", "cap")
@@ -40,9 +46,15 @@ class RaceRule:
     no more repeats (its centre is known well enough)."""
 
     @property
+    def schedule(self) -> tuple[int, ...]:
+        """The rounds at which the race looks: min_repeats, doubling, then the cap (``ab``'s
+        schedule, harness/abtest/stats.py); rounds in between only measure."""
+        return look_schedule(max(self.min_repeats, 2), self.cap)
+
+    @property
     def looks(self) -> int:
-        """How many looks a race can take (one per round from min_repeats to the cap)."""
-        return max(self.cap - self.min_repeats + 1, 1)
+        """How many looks a race can take."""
+        return len(self.schedule)
 
     @property
     def look_alpha(self) -> float:
@@ -106,13 +118,11 @@ def welch_slower_p(
 def _within_margin(
     challenger: Sequence[float], leader: Sequence[float], direction: str, rule: RaceRule
 ) -> bool:
-    """Whether the challenger is not worse than the leader by the margin (one-sided bound
-    at the per-look level; the leader is the best median, so only that side matters)."""
-    shift = math.log1p(rule.margin_pct / 100.0)
-    # H0: challenger worse by >= margin. Reject (= within the margin) when the p-value of
-    # "better than worse-by-margin" is small: test leader against challenger shifted.
-    p = welch_slower_p(leader, challenger, direction, shift=-shift)
-    return p < rule.look_alpha
+    """Whether the challenger's median is within the margin of the leader's (a point
+    estimate: a tie claims no error rate of its own; the challenger was not shown slower)."""
+    a, b = _median(challenger), _median(leader)
+    worse = a / b if direction == "min" else b / a
+    return worse - 1.0 <= rule.margin_pct / 100.0
 
 
 def _median(samples: Sequence[float]) -> float:
@@ -135,18 +145,16 @@ def look(
     live = [i for i in alive if samples[i]]
     if not live:
         return CaseState(alive=(), leader=None, decided="cap", rounds=rounds)
-    if rounds < rule.min_repeats:
+    if rounds < rule.min_repeats or (rounds not in rule.schedule and rounds < rule.cap):
         return CaseState(alive=tuple(live), leader=None, decided=None, rounds=rounds)
     sign = -1.0 if direction == "max" else 1.0
     leader = min(live, key=lambda i: (sign * _median(samples[i]), i))
     others = [i for i in live if i != leader]
-    pvals = sorted((welch_slower_p(samples[i], samples[leader], direction), i) for i in others)
-    dropped: set[int] = set()
-    m = len(pvals)
-    for rank, (p, i) in enumerate(pvals):  # Holm: step down while significant
-        if p >= rule.look_alpha / (m - rank):
-            break
-        dropped.add(i)
+    # Bonferroni over the comparisons: the best configuration is lost only when its own
+    # comparison with the (data-chosen) leader rejects, and a union bound over which of the
+    # others led bounds that by len(others) times the per-comparison level.
+    level = rule.look_alpha / max(len(others), 1)
+    dropped = {i for i in others if welch_slower_p(samples[i], samples[leader], direction) < level}
     survivors = tuple(i for i in live if i not in dropped)
     if len(survivors) == 1:
         return CaseState(alive=survivors, leader=leader, decided="separated", rounds=rounds)

@@ -28,17 +28,20 @@ def main(argv: list[str]) -> int:
     state = os.environ["FAKE_NOISY_STATE"]
     os.makedirs(state, exist_ok=True)
     counter = os.path.join(state, f"{case}_{config}")
-    # One O_APPEND byte per call: the count survives concurrent calls and kills.
-    fd = os.open(counter, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-    os.write(fd, b".")
-    os.close(fd)
-    k = os.path.getsize(counter) - 1
+    parent = os.getppid()
+    k = os.path.getsize(counter) if os.path.exists(counter) else 0
     rng = random.Random(f"{spec.get('seed', 1)}:{case}:{config}:{k}")
     sd = float(spec.get("sd", 0.02))
     value = mean * math.exp(rng.gauss(0.0, sd) - sd * sd / 2)
     sleep = float(os.environ.get("FAKE_SLEEP", "0"))
     if sleep:
         time.sleep(sleep)
+    if os.getppid() != parent:
+        return 0  # the sweep that asked was killed: nobody reads this sample, it is not drawn
+    # One O_APPEND byte per finished call.
+    fd = os.open(counter, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    os.write(fd, b".")
+    os.close(fd)
     log = os.environ.get("FAKE_LOG")
     if log:
         with open(log, "a", encoding="utf-8") as fh:
