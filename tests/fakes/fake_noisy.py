@@ -5,8 +5,9 @@
 true mean of (CASE, CONFIG) times a lognormal factor of relative sd ``sd``. The means come from
 the JSON file ``$FAKE_NOISY_SPEC``: ``{"means": {"CASE,CONFIG": mean, ...}, "sd": 0.02,
 "seed": 1}``. The k-th call of a (CASE, CONFIG) draws from ``Random(f"{seed}:{CASE}:{CONFIG}:
-{k}")``, k counted in the directory ``$FAKE_NOISY_STATE`` (so a re-run of the same invocation
-sequence prints the same values). Appends its argv to ``$FAKE_LOG`` when set.
+{k}")``, k = its calls finished for a live sweep, counted in ``$FAKE_NOISY_STATE``: the same
+invocation sequence prints the same values, also across a SIGKILL and resume (a call whose
+sweep died meanwhile is not counted). Appends its argv to ``$FAKE_LOG`` when set.
 """
 
 from __future__ import annotations
