@@ -2,18 +2,19 @@
 
 Every look compares each surviving configuration with the case's leader (the best median) by
 a one-sided Welch t-test on the logarithms of their samples: a configuration is dropped when
-it is slower than the leader at the per-look level. The error is held at ``1 - confidence``
-per case for the error that matters, losing the configuration with the best true centre
-anywhere in the race (an A/A race of ten equal configurations drops one of them, not a
-designated one, more often: tests/harness/sweep/test_race.py): the race looks at rounds min_repeats, twice that, ... and the cap
-(``ab``'s schedule), the error is split evenly over those looks (Bonferroni over looks, as
-``ab``'s stopping rule does), and within a look over the comparisons with the leader
-(Bonferroni: the leader is the best of noisy medians, chosen by the same samples, and the true
-best is dropped only when its comparison with whichever configuration led rejects; a union
-bound over the possible leaders gives the factor). The race of a case ends when one configuration is
-left (``separated``), when every survivor's median is within the margin of the leader's
-(``tie``: none of them was shown slower, and none is worse by more than the margin as
-measured), or when the survivors reached the cap (``cap``).
+it is slower than the leader at the per-look level. The error held at ``1 - confidence`` per
+case is the one that matters, losing the configuration with the best true centre anywhere in
+the race (an A/A race of ten equal configurations drops one of them, not a designated one,
+more often: tests/harness/sweep/test_race.py). The race looks at rounds min_repeats, twice
+that, ... and the cap (``ab``'s schedule); the error is split evenly over those looks
+(Bonferroni over looks, as ``ab``'s stopping rule does) and within a look over the
+comparisons with the leader (Bonferroni: the leader is the best of noisy medians, chosen by
+the same samples, and the true best is dropped only when its comparison with whichever
+configuration led rejects; a union bound over the possible leaders gives the factor).
+The race of a case ends when one configuration is left (``separated``), when every
+survivor's median is within the margin of the leader's (``tie``: none of them was shown
+slower, and none is worse by more than the margin as measured), or when the survivors
+reached the cap (``cap``).
 """
 
 from __future__ import annotations
