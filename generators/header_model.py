@@ -17,6 +17,7 @@ from typing import Literal
 
 from benchspace.generators.gain import Gain, bucket_gain
 from benchspace.generators.header_parse import ParsedHeader
+from benchspace.generators.ties import tie_keeps
 from benchspace.generators.value_cells import case_best, value_cells
 from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
 from benchspace.harness.errors import HeaderError, json_path
@@ -226,6 +227,9 @@ def _choose_bucket(
             gain = bucket_gain([(c[incumbent], c[winner]) for c in judged], result.direction)
             if gain.noise is not None and not gain.beyond_noise:
                 challenger, kept, winner = winner, gain, incumbent
+        if challenger is None and tie_keeps(result, cases, source.param, incumbent, convert):
+            # A race tied them: the incumbent stays (harness/sweep/decide.py).
+            challenger, winner = winner, incumbent
     return BucketChoice(
         bucket=bucket,
         value=winner,

@@ -15,6 +15,7 @@ from pathlib import Path
 from benchspace.harness.analysis.compare import HeaderChange, ProfileComparison, compare_profiles
 from benchspace.harness.analysis.compare_format import render_compare
 from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.profiles.decided_format import decided_lines
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.spaces.load import load_space
@@ -112,4 +113,9 @@ def run(args: argparse.Namespace) -> int:
     comparison = compare_profiles(old, new, allow_different_spaces=args.allow_different_spaces)
     comparison = with_header(comparison, args, old, new)
     print(render_compare(comparison, args.format), end="")
+    if args.format != "json":  # how each side's winners were decided (tune --race / --confirm)
+        lines = [*decided_lines(old, label="old ", detail=False),
+                 *decided_lines(new, label="new ", detail=False)]  # fmt: skip
+        if lines:
+            print("\n".join(["", "How the winners were decided:", *lines]))
     return 0

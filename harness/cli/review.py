@@ -12,6 +12,7 @@ from benchspace.generators.review_format import render_review
 from benchspace.generators.session import open_session
 from benchspace.harness.errors import HeaderError
 from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.profiles.decided_format import decided_lines
 from benchspace.harness.project_paths import add_root_arguments
 
 
@@ -58,6 +59,9 @@ def run(args: argparse.Namespace) -> int:
     text = render_review(review, args.format)
     if not text.endswith("\n"):
         text += "\n"
+    decided = decided_lines(session.profile) if args.format != "json" else []
+    if decided:  # how the winners were decided (tune --race / --confirm)
+        text += "\nHow the winners were decided:\n" + "\n".join(decided) + "\n"
     if args.out:
         write_header(Path(args.out), text)  # atomic, like every file benchspace writes
         print(f"wrote {args.out}", file=sys.stderr)

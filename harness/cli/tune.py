@@ -6,8 +6,10 @@ import argparse
 import functools
 import sys
 from pathlib import Path
+from typing import Any
 
 from benchspace.harness.cli.numbers import count, non_negative, seconds
+from benchspace.harness.cli.race_args import add_race_arguments, race_options
 from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE
 from benchspace.harness.plan import Sampler
 from benchspace.harness.profiles.model import Profile
@@ -136,6 +138,7 @@ def _timing_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--min-iters", type=count(0, 10**9), default=1)
     parser.add_argument("--max-iters", type=count(0, 10**9), default=20)
     add_root_arguments(parser)
+    add_race_arguments(parser)  # --race, --stop, --confirm (harness/cli/race_args.py)
 
 
 def _sampler(hardware: str) -> Sampler:
@@ -201,7 +204,7 @@ def request_from(args: argparse.Namespace) -> TuneRequest:
     )
 
 
-def _hooks(request: TuneRequest) -> TuneHooks:
+def _hooks(request: TuneRequest, args: argparse.Namespace) -> TuneHooks:
     def with_incumbents(space: Space) -> Space:
         from benchspace.generators.session import space_with_incumbents
 
@@ -226,13 +229,18 @@ def _hooks(request: TuneRequest) -> TuneHooks:
         sampler=_sampler,
         say=functools.partial(print, flush=True),
         warn=functools.partial(print, file=sys.stderr),
+        decisions=functools.partial(_decisions, args),
     )
+
+
+def _decisions(args: argparse.Namespace, space: Space) -> dict[str, Any]:
+    return race_options(args, space, root=args.root, allow_outside=args.allow_outside_root)
 
 
 def run(args: argparse.Namespace) -> int:
     """Run the sweep, the plan or the validation, and say what it did."""
     request = request_from(args)
-    result = run_tune(request, _hooks(request))
+    result = run_tune(request, _hooks(request, args))
     if result.kind == "validated":
         print(f"validated {result.checked} benches of {result.space}: {result.problems} problems")
         return 1 if result.problems else 0

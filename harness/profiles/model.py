@@ -50,6 +50,31 @@ class ProfileMeta:
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
+class Verdict:
+    """How a winner was decided (``decided`` beside a per-case best or the cross-case best):
+    ``separated`` (every other configuration beaten beyond the noise), ``tie`` (the survivors
+    within the margin), ``cap`` (neither, at the repeat cap)."""
+
+    decided: str
+    confidence: float
+    """The family-wise confidence of the drops (harness/sweep/decide.py)."""
+    samples: int
+    """The winner's samples (summed over cases for the cross-case best)."""
+    rounds: int = 0
+    tied: tuple[Mapping[str, ParamValue], ...] = ()
+    """With ``tie``: the parameters of each configuration tied with the winner."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class Selection:
+    """A confirmed row's figures from the sweep that selected it (``selection``)."""
+
+    median: float
+    n: int
+    stdev: float | None = None
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
 class MeasurementRow:
     """One measured configuration of one case: the median over its repeats and their spread.
 
@@ -77,6 +102,14 @@ class MeasurementRow:
     mean: float | None = None
     stdev: float | None = None
     n: int | None = None
+    decided: Verdict | None = None
+    """On a per-case best: how it was decided (None in profiles written before)."""
+    selection: Selection | None = None
+    """With ``tune --confirm``: the selection sweep's figures (the row's are the
+    confirmation's)."""
+    confirmed: bool | None = None
+    """With ``tune --confirm``: False for a row the confirmation did not re-time in a case it
+    confirmed (not evidence for the header any more); None without a confirmation."""
 
     @property
     def value(self) -> float | None:
@@ -116,6 +149,9 @@ class TopEntry:
     score: float
     """Geometric mean over cases of the value's ratio to the case's best (1.0 = best)."""
     cases: tuple[TopCase, ...]
+    decided: Verdict | None = None
+    selection_score: float | None = None
+    """With ``tune --confirm``: the score in the selection sweep."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -202,8 +238,11 @@ class BenchResult:
 
     @property
     def rows(self) -> tuple[MeasurementRow, ...]:
-        """The measured configurations with a value (at least one successful repeat)."""
-        return tuple(m for m in self.measurements if m.median is not None)
+        """The measured configurations with a value (at least one successful repeat), less
+        those a confirmation left out (the rows it re-timed are the evidence)."""
+        return tuple(
+            m for m in self.measurements if m.median is not None and m.confirmed is not False
+        )
 
     @property
     def phase_rows(self) -> tuple[MeasurementRow, ...]:

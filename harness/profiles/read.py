@@ -25,6 +25,7 @@ from benchspace.harness.files import decode, read_bytes
 from benchspace.harness.measurement import Value
 from benchspace.harness.plan import ParamValue
 from benchspace.harness.profiles.batchlas import batchlas_values, recover_case
+from benchspace.harness.profiles.evidence import read_row_evidence, read_top_evidence
 from benchspace.harness.profiles.fields import FieldReader, Where, shown
 from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
@@ -265,7 +266,7 @@ class _Reader(FieldReader):
                 env=env, spread=spread, median=median, samples=(median,), mean=median,
                 stdev=0.0, n=1,
             )  # fmt: skip
-        return MeasurementRow(
+        row = MeasurementRow(
             case_index=case_index,
             fixed=fixed,
             params=params,
@@ -279,6 +280,7 @@ class _Reader(FieldReader):
             stdev=self.opt_spread(m.get("stdev"), at("stdev")),
             n=None if m.get("n") is None else self.index(m["n"], at("n")),
         )
+        return read_row_evidence(self, m, where, row, self.params)
 
     def best_row(
         self,
@@ -296,11 +298,12 @@ class _Reader(FieldReader):
     def top(self, value: object, where: Where) -> TopEntry:
         """A leaderboard entry."""
         t = self.obj(value, where)
-        return TopEntry(
+        top = TopEntry(
             params=self.params(t.get("params", {}), (*where, "params")),
             score=self.number(t.get("score"), (*where, "score")),
             cases=self.each(t.get("cases", []), (*where, "cases"), self.top_case),
         )
+        return read_top_evidence(self, t, where, top, self.params)
 
     def top_case(self, value: object, where: Where) -> TopCase:
         """One case of a leaderboard entry."""

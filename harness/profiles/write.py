@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.jsonio import write_json_atomic
+from benchspace.harness.profiles.evidence import row_evidence, top_evidence
 from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
     PROFILE_VERSION,
@@ -42,6 +43,7 @@ def row_data(row: MeasurementRow) -> dict[str, Any]:
         entry["mean"] = row.mean
         entry["stdev"] = row.stdev
         entry["n"] = row.n
+    entry.update(row_evidence(row))
     return entry
 
 
@@ -58,7 +60,7 @@ def top_data(top: TopEntry) -> dict[str, Any]:
         if case.value is not None:
             entry["value"] = case.value
         cases.append(entry)
-    return {"params": dict(top.params), "score": top.score, "cases": cases}
+    return {"params": dict(top.params), "score": top.score, "cases": cases, **top_evidence(top)}
 
 
 def failure_data(failure: Failure) -> dict[str, Any]:
@@ -132,7 +134,7 @@ def result_data(result: BenchResult) -> dict[str, Any]:
         "best": None if result.best is None else top_data(result.best),
         "top": [top_data(t) for t in result.top],
         "per_case_best": [row_data(r) for r in result.per_case_best],
-        "measurements": [row_data(r) for r in result.rows],
+        "measurements": [row_data(r) for r in result.measurements if r.median is not None],
         "coverage": _coverage_data(result.coverage),
     }
 

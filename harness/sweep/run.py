@@ -53,6 +53,15 @@ from benchspace.harness.spaces.model import Bench, Space, bench_invocations
 from benchspace.harness.store import Store
 from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep, batching_of
+from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
+from benchspace.harness.sweep.race import (
+    CaseDecision,
+    Racing,
+    decide_rows,
+    race_tasks,
+    with_decisions,
+)
+from benchspace.harness.sweep.rounds import round_measurer, rule_for
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -73,6 +82,9 @@ class TuneOptions:
     extra_meta: Mapping[str, Any] = field(default_factory=dict)
     sampler: Sampler | None = None
     """Chooses the measured subset of a bench's ``sample`` parameter, per case."""
+    # --- racing and confirmation (harness/sweep/race.py, harness/sweep/confirm.py) ---
+    racing: Racing | None = None
+    confirm: ConfirmOptions | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -113,6 +125,24 @@ def _invocations(
             )
 
 
+def _measure(
+    bench: Bench,
+    tasks: Sequence[Task],
+    sweep: Sweep,
+    *,
+    exe_path: Path | None,
+    exe_sha: str,
+    options: TuneOptions,
+) -> tuple[list[Measurement], dict[int, CaseDecision] | None]:
+    """Measure a plan's tasks: every repeat, or raced (``--race`` / ``--stop``)."""
+    if options.racing is None:
+        invs = _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options)
+        return sweep.measure(invs, batching_of(bench)), None
+    measure_round = round_measurer(bench, sweep, exe_path, exe_sha, options.run, options.timeout_s)
+    rule = rule_for(options.racing, _repeats(bench, options))
+    return race_tasks(tasks, measure_round, bench.direction, rule, drop=options.racing.drop)
+
+
 def _pre_tune(
     bench: Bench,
     sweep: Sweep,
@@ -128,10 +158,7 @@ def _pre_tune(
         plan = plan_pre_tune(bench, index, resolved)
         sweep.progress.set_label(f"{bench.name} pre_tune[{index}]")
         tasks = [task for _, task in plan.tasks]
-        ms = sweep.measure(
-            _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
-            batching_of(bench),
-        )
+        ms, _ = _measure(bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options)
         measured.extend(ms)
         aggs = aggregate(ms)
         per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
@@ -238,19 +265,32 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
     ):
         plan = plan_main(bench, resolved)
         sweep.progress.set_label(bench.name)
-        main_ms = sweep.measure(
-            _invocations(bench, plan.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options),
-            batching_of(bench),
+        main_ms, decisions = _measure(
+            bench, plan.tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
         )
-    result = bench_result(
-        bench,
-        plan=plan,
-        measurements=pre_ms + main_ms,
-        pre_tune=summaries,
-        topk=options.topk,
-        exe_sha256=exe_sha,
-    )
-    return result, "ok"
+
+    def rebuild(ms: list[Measurement]) -> BenchResult:
+        return bench_result(
+            bench,
+            plan=plan,
+            measurements=pre_ms + ms,
+            pre_tune=summaries,
+            topk=options.topk,
+            exe_sha256=exe_sha,
+        )
+
+    result = rebuild(main_ms)
+    rule = rule_for(options.racing, _repeats(bench, options))
+    if plan is not None and options.confirm is not None:
+        measure_round = round_measurer(
+            bench, sweep, exe_path, exe_sha, options.run, options.timeout_s
+        )
+        sweep.progress.set_label(f"{bench.name} confirm")
+        result, _ = confirm_bench(result, plan, options.confirm, measure_round, rebuild)
+        decisions = None  # the confirmation's rounds decide, at one look
+    if decisions is None:
+        decisions = decide_rows(result.rows, bench.direction, rule)
+    return with_decisions(result, decisions), "ok"
 
 
 def base_meta(space: Space, options: TuneOptions) -> ProfileMeta:

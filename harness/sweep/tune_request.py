@@ -9,6 +9,8 @@ catalogue) comes in as :class:`TuneHooks`, so the core keeps importing neither.
 
 from __future__ import annotations
 
+from typing import Any
+
 import platform
 import re
 from collections.abc import Callable
@@ -88,6 +90,10 @@ def _ignore(line: str) -> None:
     pass
 
 
+def _no_decisions(space: Space) -> dict[str, Any]:
+    return {}
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TuneHooks:
     """What the layers above the core add to a sweep, and where its lines go."""
@@ -102,6 +108,9 @@ class TuneHooks:
     """A line for the terminal as it happens (``--validate``'s probes)."""
     warn: Callable[[str], None] = _ignore
     """A warning for stderr (CPU placement)."""
+    decisions: Callable[[Space], dict[str, Any]] = _no_decisions
+    """TuneOptions' ``racing`` and ``confirm`` for the space (``--race``, ``--stop``,
+    ``--confirm``: harness/cli/race_args.py); none by default."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -238,6 +247,7 @@ def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> Tune
         rerun=request.rerun,
         benches=request.benches,
         command=request.command,
+        **hooks.decisions(space),
     )
 
 

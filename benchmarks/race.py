@@ -1,0 +1,239 @@
+#!/usr/bin/env python3
+"""Benchmark (not a test): does ``tune --race`` find ``--repeats 10``'s winners with fewer
+invocations, and does ``tune --confirm`` take the winner's curse out of the figures?
+
+1. Synthetic bench (tests/fakes/fake_noisy.py: known means, seeded lognormal noise, --noise 1 %;
+   per case a best, a near-tie 0.4 % slower and eight configurations 6-60 % slower),
+   then the bundled demo (spaces/demo.json, built into --build-dir as scripts/demo.sh does):
+   ``tune --repeats 10`` against ``tune --race --repeats 10``, each into a store of its own;
+   per case whether the race's winner is the same, or within the margin of the fixed-repeat
+   winner (judged on the fixed-repeat run's medians; on the synthetic bench on the true
+   means too), and the invocations of each.
+2. 20 near-ties (means within 0.95 %, a known best, 2 % noise) on 8 cases: ``tune --repeats 3
+   --confirm 3 --confirm-rounds 10``: the mean relative error of each case's reported best
+   against its true mean, from the selection figures and from the confirmation's.
+3. Five retunes of the demo with ``--race --repeats 10 --confirm 3 --confirm-rounds 5``,
+   each into a fresh store; the header
+   each generates; how many header values differ from the first's.
+
+    cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
+    python benchmarks/race.py --build-dir build
+
+Exits 1 when a criterion fails (race: <= 40 % of the invocations and every winner equal or
+within the margin; confirmation bias <= 1 %; 0 header values differ).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+FAKE = ROOT / "tests" / "fakes" / "fake_noisy.py"
+RUN = re.compile(r"(\d+) invocations run, (\d+) from the store")
+MARGIN = 1.0
+
+
+def cli(*args: str, env: Mapping[str, str] | None = None) -> str:
+    """Run ``benchspace ARGS``; its stdout (exit status 0 required)."""
+    argv = [sys.executable, "-m", "benchspace.harness.cli", *args]
+    done = subprocess.run(
+        argv, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        capture_output=True, text=True,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"benchspace {' '.join(args)}: exit {done.returncode}\n{done.stderr}")
+    return done.stdout
+
+
+def tune(space: Path, build: Path, out: Path, *flags: str, env: Mapping[str, str]) -> int:
+    """Tune into a fresh store; the invocations it ran."""
+    text = cli("tune", "--space", str(space), "--build-dir", str(build), "--out", str(out),
+               "--quiet", "--allow-failures", *flags, env=env)  # fmt: skip
+    match = RUN.search(text)
+    assert match is not None, text
+    return int(match.group(1))
+
+
+def winners(profile: Path) -> dict[tuple[str, int], tuple[dict[str, Any], float, dict[str, Any]]]:
+    """(bench, case) -> (winner's params, its median, its decided record)."""
+    data = json.loads(profile.read_text())
+    out = {}
+    for r in data["results"]:
+        for b in r["per_case_best"]:
+            out[r["bench"], b["case_index"]] = (b["params"], b["median"], b.get("decided") or {})
+    return out
+
+
+def medians(profile: Path) -> dict[tuple[str, int, str], float]:
+    """(bench, case, params as JSON) -> median, every row."""
+    data = json.loads(profile.read_text())
+    return {
+        (r["bench"], m["case_index"], json.dumps(m["params"], sort_keys=True)): m["median"]
+        for r in data["results"]
+        for m in r["measurements"]
+    }
+
+
+def directions(profile: Path) -> dict[str, str]:
+    return {r["bench"]: r["direction"] for r in json.loads(profile.read_text())["results"]}
+
+
+def compare_race(
+    label: str, space: Path, build: Path, work: Path, env: Mapping[str, str], truth: Any = None
+) -> bool:
+    """Part 1 on one space: prints per case and the totals; True when it meets the bar."""
+    fixed_p, race_p = work / f"{label}-fixed.json", work / f"{label}-race.json"
+    n_fixed = tune(space, build, fixed_p, "--repeats", "10", env=env)
+    n_race = tune(space, build, race_p, "--repeats", "10", "--race", "--margin", str(MARGIN),
+                  env=env)  # fmt: skip
+    fixed, raced = winners(fixed_p), winners(race_p)
+    table, dirs = medians(fixed_p), directions(fixed_p)
+    ok = True
+    print(f"\n== {label}: --repeats 10 vs --race --repeats 10 --margin {MARGIN:g}")
+    print(f"{'case':<22}{'fixed winner':<26}{'race winner':<26}{'gap %':>7}  decided (n)")
+    for key in sorted(fixed):
+        fp, fm, _ = fixed[key]
+        rp, _, rd = raced.get(key, ({}, 0.0, {}))
+        rm = table.get((key[0], key[1], json.dumps(rp, sort_keys=True)), float("nan"))
+        worse = (fm / rm - 1) if dirs[key[0]] == "max" else (rm / fm - 1)
+        if truth is not None:
+            worse = truth(key[1], rp) / truth(key[1], fp) - 1
+        same = rp == fp or worse * 100 <= MARGIN
+        ok &= same
+        shown = f"{worse * 100:+.2f}" if rp != fp else "same"
+        print(f"{key[0] + ' ' + str(key[1]):<22}{json.dumps(fp):<26}{json.dumps(rp):<26}"
+              f"{shown:>7}  {rd.get('decided')} ({rd.get('samples')})")  # fmt: skip
+    share = n_race / n_fixed
+    ok &= share <= 0.40
+    print(f"{label}: invocations --repeats 10 {n_fixed}, --race {n_race} ({share:.0%}); "
+          f"winners equal or within {MARGIN:g} %: {'yes' if ok else 'NO'}")  # fmt: skip
+    return ok
+
+
+def synthetic(
+    work: Path, means: dict[str, float], cases: int, configs: int, sd: float
+) -> tuple[Path, Path, dict[str, str]]:
+    build = work / "synthetic-build"
+    exe = build / "benchmarks" / "noisy"
+    exe.parent.mkdir(parents=True, exist_ok=True)
+    exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
+    exe.chmod(0o755)
+    spec = work / f"spec-{cases}x{configs}.json"
+    spec.write_text(json.dumps({"means": means, "sd": sd, "seed": 7}))
+    space = work / f"space-{cases}x{configs}.json"
+    space.write_text(json.dumps({"spaces": [{
+        "bench": "noisy", "exe": "noisy", "metric": "Time (µs) / matrix", "arg_spec": ["c", "k"],
+        "cases": [{"fixed": {"c": c}, "tune": {"k": list(range(configs))}} for c in range(cases)],
+    }]}))  # fmt: skip
+    env = {"FAKE_NOISY_SPEC": str(spec), "FAKE_NOISY_STATE": str(work / f"state-{cases}")}
+    return space, build, env
+
+
+def bias_check(work: Path) -> bool:
+    """Part 2: 20 near-ties, the best known; selection vs confirmation bias."""
+    cases, configs = 8, 20
+    means = {f"{c},{k}": 100.0 * (c + 1) * (1 + 0.0005 * k) for c in range(cases)
+             for k in range(configs)}  # fmt: skip
+    space, build, env = synthetic(work, means, cases, configs, 0.02)
+    out = work / "ties.json"
+    tune(space, build, out, "--repeats", "3", "--confirm", "3", "--confirm-rounds", "10", env=env)
+    data = json.loads(out.read_text())["results"][0]
+    sel, conf = [], []
+    for b in data["per_case_best"]:
+        truth = means[f"{b['case_index']},{b['params']['k']}"]
+        conf.append(b["median"] / truth - 1)
+    rows = [m for m in data["measurements"] if m.get("selection")]
+    for c in range(cases):  # the selection's best of the case, and its true mean
+        mine = [m for m in rows if m["case_index"] == c]
+        pick = min(mine, key=lambda m: m["selection"]["median"])
+        sel.append(pick["selection"]["median"] / means[f"{c},{pick['params']['k']}"] - 1)
+    s_bias, c_bias = sum(sel) / len(sel), sum(conf) / len(conf)
+    print(f"\n== 20 near-ties (means within 0.95 %, noise 2 %), {cases} cases, --repeats 3 "
+          "--confirm 3 --confirm-rounds 10")  # fmt: skip
+    print(f"bias of the reported best vs its true mean: selection {s_bias * 100:+.2f} %, "
+          f"confirmation {c_bias * 100:+.2f} %")  # fmt: skip
+    return abs(c_bias) <= 0.01
+
+
+def header_values(header: Path, space: Path) -> dict[str, Any]:
+    from benchspace.generators.header_io import read_header
+    from benchspace.generators.header_model import incumbents_from_header
+    from benchspace.harness.spaces.load import load_space
+
+    parsed = read_header(header)
+    assert parsed is not None
+    loaded = load_space(space)
+    return {f"{c}[{b}]": v for c, bs in incumbents_from_header(loaded, parsed).items()
+            for b, v in bs.items()}  # fmt: skip
+
+
+def retunes(build: Path, work: Path, count: int) -> bool:
+    """Part 3: the demo retuned `count` times with --race --confirm 3."""
+    space = ROOT / "spaces" / "demo.json"
+    headers, runs = [], []
+    for i in range(count):
+        out = work / f"retune{i}.json"
+        runs.append(tune(space, build, out, "--race", "--repeats", "10", "--confirm", "3",
+                         "--confirm-rounds", "5", env={}))  # fmt: skip
+        header = work / f"retune{i}.hh"
+        cli("generate", "--profile", str(out), "--space", str(space), "--out", str(header))
+        headers.append(header_values(header, space))
+    differ = sum(1 for h in headers[1:] for k in headers[0] if h.get(k) != headers[0][k])
+    print(f"\n== {count} retunes of the demo with --race --repeats 10 --confirm 3 "
+          f"--confirm-rounds 5 (invocations {runs})")  # fmt: skip
+    print(f"header values: {len(headers[0])}; differing from the first retune's: {differ}")
+    for key in headers[0]:
+        seen = [h.get(key) for h in headers]
+        if len(set(map(repr, seen))) > 1:
+            print(f"  {key}: {seen}")
+    return differ == 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--build-dir", type=Path, default=ROOT / "build")
+    parser.add_argument("--retunes", type=int, default=5)
+    parser.add_argument("--skip-demo", action="store_true", help="synthetic parts only")
+    parser.add_argument("--noise", type=float, default=0.01, help="synthetic race bench's noise")
+    parser.add_argument("--skip-bias", action="store_true", help="no near-tie confirmation part")
+    args = parser.parse_args()
+    ok = True
+    with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
+        work = Path(tmp)
+        cases, configs = 4, 10
+        means = {}
+        # A tuning grid as sweeps see it: per case a best (k = case), one near-tie 0.4 %
+        # slower (k = case + 1), the rest 6 % to 60 % slower; noise --noise.
+        gaps = [0.0, 0.004, 0.06, 0.12, 0.2, 0.3, 0.4, 0.45, 0.5, 0.6]
+        for c in range(cases):
+            for k in range(configs):
+                means[f"{c},{k}"] = 50.0 * (c + 1) * (1 + gaps[(k - c) % configs])
+        space, build, env = synthetic(work, means, cases, configs, args.noise)
+
+        def truth(case: int, params: Mapping[str, Any]) -> float:
+            return means[f"{case},{params['k']}"]
+
+        print(f"synthetic race bench: noise {args.noise:.1%}", flush=True)
+        ok &= compare_race("synthetic", space, build, work, env, truth)
+        if not args.skip_bias:
+            ok &= bias_check(work)
+        if not args.skip_demo:
+            demo = ROOT / "spaces" / "demo.json"
+            ok &= compare_race("demo", demo, args.build_dir, work, {})
+            ok &= retunes(args.build_dir, work, args.retunes)
+    print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""``tune``'s racing, stopping and confirmation flags (harness/sweep/race.py, confirm.py)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from benchspace.harness.cli.numbers import count, non_negative
+from benchspace.harness.errors import UsageError
+from benchspace.harness.spaces.model import Space
+from benchspace.harness.sweep.confirm import ConfirmOptions
+from benchspace.harness.sweep.decide import DEFAULT_MARGIN_PCT, DEFAULT_MIN_REPEATS, RaceRule
+from benchspace.harness.sweep.race import Racing, parse_stop
+
+
+def add_race_arguments(parser: argparse.ArgumentParser) -> None:
+    """--race, --min-repeats, --margin, --stop, --confirm, --confirm-rounds."""
+    parser.add_argument(
+        "--race",
+        action="store_true",
+        help="repeat only configurations not yet beaten (--repeats is the cap)",
+    )
+    parser.add_argument(
+        "--min-repeats",
+        type=count(2, 1000),
+        default=DEFAULT_MIN_REPEATS,
+        help=f"with --race: repeats every configuration gets first (default {DEFAULT_MIN_REPEATS})",
+    )
+    parser.add_argument(
+        "--margin",
+        type=non_negative,
+        default=DEFAULT_MARGIN_PCT,
+        metavar="PCT",
+        help="with --race: survivors all within this %% of the leader are a tie "
+        f"(default {DEFAULT_MARGIN_PCT:g})",
+    )
+    parser.add_argument(
+        "--stop",
+        metavar="rse:X%",
+        help="repeat each configuration until the relative standard error of its centre is "
+        "under X (or --repeats)",
+    )
+    parser.add_argument(
+        "--confirm",
+        type=count(1, 1000),
+        metavar="K",
+        help="re-time each case's top K (and the incumbent) in fresh rounds; the profile's "
+        "figures come from them",
+    )
+    parser.add_argument(
+        "--confirm-rounds",
+        type=count(2, 1000),
+        metavar="N",
+        help="rounds of the confirmation (default: the bench's repeats, at least 3)",
+    )
+
+
+def race_options(
+    args: argparse.Namespace, space: Space, *, root: Path | None, allow_outside: bool
+) -> dict[str, Any]:
+    """TuneOptions' ``racing`` and ``confirm`` from the flags."""
+    if args.confirm_rounds is not None and args.confirm is None:
+        raise UsageError("--confirm-rounds: applies only with --confirm K")
+    if not args.race and (args.min_repeats != DEFAULT_MIN_REPEATS):
+        raise UsageError("--min-repeats: applies only with --race")
+    stop = parse_stop(args.stop) if args.stop else None
+    racing = None
+    if args.race or stop is not None:
+        rule = RaceRule(min_repeats=args.min_repeats, margin_pct=args.margin, stop_rse=stop)
+        racing = Racing(rule=rule, drop=bool(args.race))
+    confirm = None
+    if args.confirm is not None:
+        incumbents: dict[str, dict[int, dict[str, Any]]] = {}
+        if space.header is not None:
+            from benchspace.generators.header_io import checked_in_incumbents
+            from benchspace.generators.incumbent_cases import incumbent_configs
+
+            shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
+            incumbents = incumbent_configs(space, shipped)
+        repeats = args.repeats or 3
+        confirm = ConfirmOptions(
+            k=args.confirm, rounds=args.confirm_rounds or max(repeats, 3), incumbents=incumbents
+        )
+    return {"racing": racing, "confirm": confirm}

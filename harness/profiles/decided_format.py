@@ -1,0 +1,55 @@
+"""How a profile's winners were decided, as lines for ``review`` and ``compare`` (pure)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from benchspace.harness.profiles.model import BenchResult, Profile, Verdict
+
+
+def _verdict(v: Verdict) -> str:
+    return f"{v.decided} ({v.samples} samples, {v.confidence:.0%})"
+
+
+def bench_line(result: BenchResult) -> str | None:
+    """One line: the cross-case best's decision, and how the cases' winners were decided
+    (None when the profile does not say: written before ``decided`` existed)."""
+    verdicts = [r.decided for r in result.per_case_best if r.decided is not None]
+    if not verdicts:
+        return None
+    counts = Counter(v.decided for v in verdicts)
+    cases = ", ".join(f"{counts[k]} {k}" for k in ("separated", "tie", "cap") if counts[k])
+    best = (
+        ""
+        if result.best is None or result.best.decided is None
+        else (f"best {_verdict(result.best.decided)}; ")
+    )
+    confirmed = any(r.selection is not None for r in result.per_case_best)
+    tail = "; figures from the confirmation rounds" if confirmed else ""
+    return f"{result.bench}: {best}case winners: {cases}{tail}"
+
+
+def case_lines(result: BenchResult) -> list[str]:
+    """One line per case winner that a tie or the cap decided (the ones to read twice)."""
+    out = []
+    for row in result.per_case_best:
+        v = row.decided
+        if v is None or v.decided == "separated":
+            continue
+        tied = f", tied with {len(v.tied) - 1} others" if v.decided == "tie" else ""
+        params = " ".join(f"{k}={val}" for k, val in row.params.items())
+        out.append(f"  case {row.case_index} {params}: {_verdict(v)}{tied}")
+    return out
+
+
+def decided_lines(profile: Profile, *, label: str = "", detail: bool = True) -> list[str]:
+    """Every bench's decision line (and, with `detail`, its undecided cases)."""
+    lines = []
+    for result in profile.results.values():
+        line = bench_line(result)
+        if line is None:
+            continue
+        lines.append(f"{label}{line}")
+        if detail:
+            lines += case_lines(result)
+    return lines

@@ -1,0 +1,150 @@
+"""Confirmation runs (``tune --confirm K``): the sweep's picks re-timed in fresh rounds.
+
+The best of many noisy estimates is biased towards luck (the winner's curse), so the figures
+that chose a winner are not the figures to report it with. After a bench's sweep, per case the
+top K configurations by the sweep's medians, the cross-case leaderboard's top K in every case,
+and the incumbent's configuration (when the space's header names one) are measured again in
+`rounds` fresh rounds, interleaved; the profile's ``per_case_best``, ``top`` and ``best``
+(and so the header's evidence) are then computed from those rounds alone, and every confirmed
+row keeps the sweep's figures under ``selection``. Rows the confirmation did not re-time are
+kept with ``confirmed: false``. Confirmation attempts are stored under repeat indices of their
+own (from CONFIRM_REPEAT), so they never reuse the sweep's samples, and a resumed sweep resumes
+its confirmation too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+
+from benchspace.harness.measurement import Measurement, Value
+from benchspace.harness.plan import Config, MainPlan, Task, make_config
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow, Selection
+from benchspace.harness.profiles.scoring import better
+
+CONFIRM_REPEAT = 1_000_000
+"""The repeat index of a confirmation's first round."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class ConfirmOptions:
+    """What ``--confirm`` asks for."""
+
+    k: int
+    rounds: int
+    incumbents: Mapping[str, Mapping[int, Mapping[str, Value]]] = field(default_factory=dict)
+    """Per bench, per case: the incumbent's parameter values (from the space's header)."""
+
+
+def _matches(row: MeasurementRow, values: Mapping[str, Value]) -> bool:
+    return bool(values) and all(row.params.get(k) == v for k, v in values.items())
+
+
+def chosen(
+    result: BenchResult,
+    plan: MainPlan,
+    options: ConfirmOptions,
+    incumbents: Mapping[int, Mapping[str, Value]],
+) -> list[tuple[int, Config]]:
+    """The (case, configuration) pairs to confirm, in a stable order."""
+    picked: dict[tuple[int, Config], None] = {}
+    by_case: dict[int, list[MeasurementRow]] = {}
+    for row in result.rows:
+        by_case.setdefault(row.case_index, []).append(row)
+    sign = -1.0 if result.direction == "max" else 1.0
+    for c, rows in sorted(by_case.items()):
+        ordered = sorted(rows, key=lambda r: (sign * (r.median or 0.0), repr(r.params)))
+        for row in ordered[: options.k]:
+            picked[c, make_config(row.params)] = None
+        values = incumbents.get(c, {})
+        mine = [r for r in ordered if _matches(r, values)]
+        if mine:  # the incumbent's best configuration in this case
+            picked[c, make_config(mine[0].params)] = None
+    for top in result.top[: options.k]:
+        for tc in top.cases:
+            for row in by_case.get(tc.case_index, ()):
+                if all(top.params.get(k) == v for k, v in row.params.items()):
+                    picked[tc.case_index, make_config(row.params)] = None
+    return list(picked)
+
+
+def confirm_tasks(
+    plan: MainPlan, pairs: Sequence[tuple[int, Config]], rounds: int
+) -> list[tuple[Task, int]]:
+    """The confirmation's (task, repeat) pairs, round-major (interleaved)."""
+    tasks = {(t.case_index, t.config): t for t in plan.tasks}
+    wanted = [tasks[p] for p in pairs if p in tasks]
+    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in wanted]
+
+
+def merge(
+    selection: BenchResult, confirmation: BenchResult, confirmed_cases: set[int]
+) -> BenchResult:
+    """The selection's result with the confirmation's figures: confirmed rows (their
+    selection figures beside), the confirmation's bests and leaderboard, everything else
+    kept; rows of a confirmed case the confirmation did not re-time get confirmed False."""
+    sel_rows = {(r.case_index, make_config(r.params)): r for r in selection.rows}
+
+    def with_selection(row: MeasurementRow) -> MeasurementRow:
+        old = sel_rows.get((row.case_index, make_config(row.params)))
+        figures = None
+        if old is not None and old.median is not None:
+            figures = Selection(median=old.median, n=old.n or 0, stdev=old.stdev)
+        return replace(row, selection=figures, confirmed=True)
+
+    conf_rows = [with_selection(r) for r in confirmation.rows]
+    done = {(r.case_index, make_config(r.params)) for r in conf_rows}
+    rest = [
+        replace(r, confirmed=False) if r.case_index in confirmed_cases else r
+        for key, r in sel_rows.items()
+        if key not in done
+    ]
+    sel_scores = {make_config(t.params): t.score for t in selection.top}
+    top = tuple(
+        replace(t, selection_score=sel_scores.get(make_config(t.params))) for t in confirmation.top
+    )
+    bests = tuple(with_selection(r) for r in confirmation.per_case_best)
+    best_cases = {r.case_index for r in bests}
+    bests += tuple(r for r in selection.per_case_best if r.case_index not in best_cases)
+    return replace(
+        selection,
+        measurements=tuple(sorted((*conf_rows, *rest), key=lambda r: r.case_index)),
+        per_case_best=tuple(sorted(bests, key=lambda r: r.case_index)),
+        top=top or selection.top,
+        best=top[0] if top else selection.best,
+        failures=selection.failures + confirmation.failures,
+    )
+
+
+def confirm_bench(
+    selection: BenchResult,
+    plan: MainPlan,
+    options: ConfirmOptions,
+    measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
+    rebuild: Callable[[list[Measurement]], BenchResult],
+) -> tuple[BenchResult, list[Measurement]]:
+    """Confirm one bench: measure the picks, rebuild a result from those rounds alone (with
+    `rebuild`, the sweep's own result builder), and merge it into the selection's."""
+    pairs = chosen(selection, plan, options, options.incumbents.get(selection.bench, {}))
+    ms = measure(confirm_tasks(plan, pairs, options.rounds))
+    as_main = [replace(m, phase="main") for m in ms]
+    confirmation = rebuild(as_main)
+    merged = merge(selection, confirmation, {c for c, _ in pairs})
+    return merged, ms
+
+
+def bias(rows: Sequence[MeasurementRow], truth: Callable[[MeasurementRow], float]) -> float:
+    """Mean relative error of rows' medians against true means (a benchmark's yardstick)."""
+    errors = [(r.median - truth(r)) / truth(r) for r in rows if r.median is not None]
+    return sum(errors) / len(errors) if errors else 0.0
+
+
+def best_of(rows: Sequence[MeasurementRow], direction: str) -> MeasurementRow | None:
+    """The best row by median."""
+    best: MeasurementRow | None = None
+    for row in rows:
+        if row.median is None:
+            continue
+        if best is None or (best.median is not None and better(row.median, best.median, direction)):
+            best = row
+    return best

@@ -1,0 +1,206 @@
+"""Racing: repeats go only to configurations not yet beaten (``tune --race``), or only to
+configurations whose centre is not yet known well enough (``--stop rse:X``).
+
+Rounds are interleaved across every configuration of every case still racing, and each round
+goes through the sweep's store like any measurement: every sample is kept, and a resumed race
+replays the stored rounds (the same samples give the same drops), so it continues where it
+stopped and a decided case is not raced again. The statistics are harness/sweep/decide.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
+
+from benchspace.harness.errors import UsageError
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.plan import Config, Task, make_config
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
+from benchspace.harness.sweep.decide import (
+    CaseState,
+    Decided,
+    RaceRule,
+    final_state,
+    look,
+    wants_more,
+)
+
+MeasureRound = Callable[[Sequence[tuple[Task, int]]], list[Measurement]]
+"""Measure (task, repeat index) pairs; returns their attempts."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Racing:
+    """``tune --race`` / ``--stop``: the rule, and whether beaten configurations drop out."""
+
+    rule: RaceRule
+    drop: bool = True
+
+
+@dataclass(frozen=True, kw_only=True)
+class CaseDecision:
+    """How one case's race ended."""
+
+    decided: Decided
+    confidence: float
+    samples: int
+    rounds: int
+    winner: Config | None
+    tied: tuple[Config, ...] = ()
+
+
+def parse_stop(text: str) -> float:
+    """``rse:0.5%`` (or ``rse:0.005``) -> 0.005; a usage error for anything else."""
+    kind, _, target = text.partition(":")
+    try:
+        if kind.strip() != "rse":
+            raise ValueError(kind)
+        value = target.strip()
+        number = float(value.removesuffix("%")) / (100.0 if value.endswith("%") else 1.0)
+    except ValueError:
+        raise UsageError(
+            f"--stop: {text!r} is not a stopping rule; write rse:0.5% (the relative standard "
+            "error of each configuration's centre to reach)"
+        ) from None
+    if not 0.0 < number < 1.0:
+        raise UsageError(f"--stop: {text!r}: the target must lie between 0 and 100 %")
+    return number
+
+
+def race_tasks(
+    tasks: Sequence[Task],
+    measure: MeasureRound,
+    direction: str,
+    rule: RaceRule,
+    *,
+    drop: bool = True,
+) -> tuple[list[Measurement], dict[int, CaseDecision]]:
+    """Race the tasks case by case; every attempt made, and each case's decision.
+
+    Without `drop` (``--stop`` alone) nothing is dropped: each configuration is repeated until
+    its relative standard error is under the rule's target, or the cap."""
+    by_case: dict[int, list[Task]] = {}
+    for task in tasks:
+        by_case.setdefault(task.case_index, []).append(task)
+    index = {(t.case_index, t.config): i for c in by_case.values() for i, t in enumerate(c)}
+    samples: dict[int, list[list[float]]] = {c: [[] for _ in ts] for c, ts in by_case.items()}
+    attempts = {c: [0] * len(ts) for c, ts in by_case.items()}
+    alive = {c: tuple(range(len(ts))) for c, ts in by_case.items()}
+    states: dict[int, CaseState] = {}
+    made: list[Measurement] = []
+    for rounds in range(1, rule.cap + 1):
+        jobs = [
+            (by_case[c][i], attempts[c][i])
+            for c in by_case
+            if c not in states
+            for i in alive[c]
+            if wants_more(samples[c][i], rule) and attempts[c][i] < rule.cap
+        ]
+        if not jobs:
+            break
+        for c, i in ((t.case_index, index[t.case_index, t.config]) for t, _ in jobs):
+            attempts[c][i] += 1
+        for m in measure(jobs):
+            made.append(m)
+            at = index.get((m.case_index, make_config(m.params)))
+            if at is not None and m.ok and m.value is not None:
+                samples[m.case_index][at].append(m.value)
+        for c in by_case:
+            if c in states:
+                continue
+            if drop:
+                state = look(samples[c], alive[c], direction, rule, rounds)
+                alive[c] = state.alive
+                if state.decided is not None:
+                    states[c] = state
+            if c not in states and not any(
+                wants_more(samples[c][i], rule) and attempts[c][i] < rule.cap for i in alive[c]
+            ):
+                states[c] = final_state(
+                    [s if i in alive[c] else [] for i, s in enumerate(samples[c])],
+                    direction,
+                    rule,
+                )
+    decisions = {}
+    for c, ts in by_case.items():
+        state = states.get(c) or final_state(samples[c], direction, rule)
+        decisions[c] = _decision(state, ts, samples[c], rule)
+    return made, decisions
+
+
+def _decision(
+    state: CaseState, tasks: Sequence[Task], samples: Sequence[Sequence[float]], rule: RaceRule
+) -> CaseDecision:
+    leader = state.leader
+    return CaseDecision(
+        decided=state.decided or "cap",
+        confidence=rule.confidence,
+        samples=0 if leader is None else len(samples[leader]),
+        rounds=state.rounds,
+        winner=None if leader is None else tasks[leader].config,
+        tied=tuple(tasks[i].config for i in state.alive) if state.decided == "tie" else (),
+    )
+
+
+def decide_rows(
+    rows: Sequence[MeasurementRow], direction: str, rule: RaceRule
+) -> dict[int, CaseDecision]:
+    """Each case's decision from a profile's rows as they stand (one look at the end): what a
+    sweep with a fixed repeat count, or a confirmation, records."""
+    by_case: dict[int, list[MeasurementRow]] = {}
+    for row in rows:
+        if row.samples:
+            by_case.setdefault(row.case_index, []).append(row)
+    out = {}
+    for c, case_rows in by_case.items():
+        tasks = [
+            Task(bench="", case_index=c, phase="main", config=make_config(r.params))
+            for r in case_rows
+        ]
+        values = [list(r.samples) for r in case_rows]
+        out[c] = _decision(final_state(values, direction, rule), tasks, values, rule)
+    return out
+
+
+_RANK = {"separated": 0, "tie": 1, "cap": 2}
+
+
+def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -> BenchResult:
+    """The result with ``decided`` on each case's best, and on the cross-case best (its
+    weakest case's decision, the samples summed over cases)."""
+    bests = []
+    for row in result.per_case_best:
+        d = decisions.get(row.case_index)
+        if d is None:
+            bests.append(row)
+            continue
+        verdict = Verdict(
+            decided=d.decided,
+            confidence=d.confidence,
+            samples=row.n or 0,
+            rounds=d.rounds,
+            tied=tuple(dict(t) for t in d.tied),
+        )
+        bests.append(replace(row, decided=verdict))
+    best: TopEntry | None = result.best
+    if best is not None and bests:
+        known = [r.decided for r in bests if r.decided is not None]
+        if known:
+            weakest = max(known, key=lambda v: _RANK.get(v.decided, 2))
+            samples = sum(r.n or 0 for r in result.rows if _same(r, best))
+            best = replace(
+                best,
+                decided=Verdict(
+                    decided=weakest.decided,
+                    confidence=weakest.confidence,
+                    samples=samples,
+                    rounds=max(v.rounds for v in known),
+                ),
+            )
+    top = tuple(best if best is not None and i == 0 else t for i, t in enumerate(result.top))
+    return replace(result, per_case_best=tuple(bests), best=best, top=top)
+
+
+def _same(row: MeasurementRow, top: TopEntry) -> bool:
+    """Whether a row is the leaderboard entry's configuration (its params in the entry's)."""
+    return all(top.params.get(k) == v for k, v in row.params.items())

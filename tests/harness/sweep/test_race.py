@@ -1,0 +1,172 @@
+"""Racing: the statistics of a look, the race driver, and tune --race / --stop / --confirm."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+
+import pytest
+
+from benchspace.harness.errors import UsageError
+from benchspace.harness.measurement import Measurement
+from benchspace.harness.plan import Task, make_config
+from benchspace.harness.sweep.decide import RaceRule, look, rse, welch_slower_p
+from benchspace.harness.sweep.race import parse_stop, race_tasks
+
+
+def _task(case: int, k: int) -> Task:
+    return Task(bench="b", case_index=case, phase="main", config=make_config({"k": k}))
+
+
+def _measurer(means: dict[tuple[int, int], float], sd: float, seed: int = 0):  # type: ignore[no-untyped-def]
+    rng = random.Random(seed)
+    calls: list[tuple[Task, int]] = []
+
+    def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
+        out = []
+        for task, repeat in jobs:
+            calls.append((task, repeat))
+            value = means[task.case_index, dict(task.config)["k"]] * (1 + rng.gauss(0, sd))
+            out.append(
+                Measurement(
+                    bench="b",
+                    case_index=task.case_index,
+                    phase="main",
+                    params=task.params(),
+                    argv=("x",),
+                    env={},
+                    exe_sha256="",
+                    status="ok",
+                    value=value,
+                    repeat=repeat,
+                )
+            )
+        return out
+
+    return measure, calls
+
+
+def test_welch_one_sided() -> None:
+    slow, fast = [110.0, 111.0, 109.5], [100.0, 100.5, 99.8]
+    assert welch_slower_p(slow, fast, "min") < 1e-3
+    assert welch_slower_p(fast, slow, "min") > 0.99
+    assert welch_slower_p(fast, slow, "max") < 1e-3  # a rate: higher is better
+
+
+def test_look_separates_drops_and_ties() -> None:
+    rule = RaceRule(min_repeats=3, cap=10, margin_pct=1.0)
+    samples = [[100.0, 100.4, 99.7], [130.0, 131.0, 129.0], [150.0, 149.0, 151.5]]
+    state = look(samples, range(3), "min", rule, 3)
+    assert state.decided == "separated" and state.alive == (0,) and state.leader == 0
+    tie = [[100.0, 103.0, 97.0], [100.3, 97.5, 103.2]]  # noisy, medians 0.3 % apart
+    assert look(tie, range(2), "min", rule, 3).decided == "tie"
+    open_ = [[100.0, 104.0, 96.0], [102.0, 98.0, 106.0]]  # 2 % apart, too noisy to tell
+    assert look(open_, range(2), "min", rule, 3).decided is None
+    assert look(open_, range(2), "min", rule, 10).decided == "cap"
+    assert look(samples, range(3), "min", rule, 2).decided is None  # under min_repeats
+
+
+def test_aa_race_loses_a_best_within_the_error_rate() -> None:
+    """Ten equal configurations raced 400 times: each is a best; configuration 0 must survive
+    in at least 95 % of the races (the error the race controls)."""
+    rule = RaceRule(min_repeats=3, cap=10, margin_pct=0.0)
+    rng = random.Random(1)
+    lost = 0
+    for _ in range(400):
+        samples: list[list[float]] = [[] for _ in range(10)]
+        alive: tuple[int, ...] = tuple(range(10))
+        for rounds in range(1, 11):
+            for i in alive:
+                samples[i].append(100 * (1 + rng.gauss(0, 0.02)))
+            state = look(samples, alive, "min", rule, rounds)
+            alive = state.alive
+            if 0 not in alive:
+                lost += 1
+                break
+            if state.decided:
+                break
+    assert lost / 400 <= 1 - rule.confidence
+
+
+def test_race_spends_repeats_on_the_close_ones() -> None:
+    means = {(c, k): 100.0 * (1 + 0.3 * k) for c in range(2) for k in range(6)}
+    means[0, 1] = 100.5  # a near-tie in case 0
+    measure, calls = _measurer(means, 0.01)
+    tasks = [_task(c, k) for c in range(2) for k in range(6)]
+    made, decisions = race_tasks(tasks, measure, "min", RaceRule(min_repeats=3, cap=10))
+    assert len(made) == len(calls) < 0.5 * 10 * len(tasks)
+    assert decisions[1].decided == "separated" and decisions[1].winner == make_config({"k": 0})
+    assert decisions[0].winner in (make_config({"k": 0}), make_config({"k": 1}))
+    repeats = [r for t, r in calls]
+    assert sorted(set(repeats)) == list(range(max(repeats) + 1))  # rounds 0, 1, 2, ...
+    per_config = {(t.case_index, t.config): 0 for t, _ in calls}
+    for t, _ in calls:
+        per_config[t.case_index, t.config] += 1
+    assert per_config[1, make_config({"k": 5})] == 3  # beaten at the first look
+
+
+def test_stop_rse_repeats_until_the_target() -> None:
+    means = {(0, k): 100.0 for k in range(3)}
+    measure, _ = _measurer(means, 0.02)
+    rule = RaceRule(min_repeats=3, cap=40, stop_rse=0.005)
+    made, _ = race_tasks([_task(0, k) for k in range(3)], measure, "min", rule, drop=False)
+    by_config: dict[int, list[float]] = {}
+    for m in made:
+        assert m.value is not None
+        by_config.setdefault(int(m.params["k"]), []).append(m.value)  # type: ignore[arg-type]
+    for values in by_config.values():
+        assert rse(values) < 0.005 or len(values) == 40
+        # it stopped at the first repeat under the target (min_repeats first)
+        assert len(values) == rule.min_repeats or rse(values[:-1]) >= 0.005
+
+
+def test_parse_stop() -> None:
+    assert parse_stop("rse:0.5%") == pytest.approx(0.005)
+    assert parse_stop("rse:0.01") == pytest.approx(0.01)
+    for bad in ("0.5%", "rse:", "rse:150%", "time:3"):
+        with pytest.raises(UsageError, match="--stop"):
+            parse_stop(bad)
+
+
+def test_profile_round_trip_keeps_decided(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from benchspace.harness.profiles.read import load_profile
+    from benchspace.harness.profiles.write import profile_data
+
+    doc = {
+        "format": "benchspace-profile", "version": 2, "meta": {},
+        "results": [{
+            "bench": "b", "metric": "t", "direction": "min", "arg_spec": ["k"],
+            "per_case_best": [{
+                "case_index": 0, "fixed": {}, "params": {"k": 1}, "args": [1], "value": 2.0,
+                "median": 2.0, "samples": [2.0, 2.1], "n": 2, "stdev": 0.07,
+                "decided": {"decided": "tie", "confidence": 0.95, "samples": 2, "rounds": 2,
+                            "tied": [{"k": 1}, {"k": 2}]},
+                "selection": {"median": 1.9, "n": 3, "stdev": 0.1}, "confirmed": True,
+            }],
+            "measurements": [
+                {"case_index": 0, "fixed": {}, "params": {"k": 1}, "args": [1], "value": 2.0,
+                 "median": 2.0, "confirmed": True},
+                {"case_index": 0, "fixed": {}, "params": {"k": 3}, "args": [3], "value": 1.5,
+                 "median": 1.5, "confirmed": False},
+            ],
+        }],
+    }  # fmt: skip
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(doc))
+    profile = load_profile(path)
+    result = profile.results["b"]
+    best = result.per_case_best[0]
+    assert best.decided is not None and best.decided.decided == "tie"
+    assert best.decided.tied == ({"k": 1}, {"k": 2})
+    assert best.selection is not None and best.selection.median == 1.9
+    assert [r.params["k"] for r in result.rows] == [1]  # the unconfirmed row is no evidence
+    again = profile_data(profile)["results"][0]
+    assert again["per_case_best"][0]["decided"]["decided"] == "tie"
+    assert [m["confirmed"] for m in again["measurements"]] == [True, False]
+    doc["results"][0]["per_case_best"][0]["decided"]["decided"] = "won"  # type: ignore[index]
+    path.write_text(json.dumps(doc))
+    from benchspace.harness.errors import ProfileError
+
+    with pytest.raises(ProfileError, match="decided"):
+        load_profile(path)
