@@ -29,6 +29,12 @@ from benchspace.harness.sweep.budget import DEFAULT_MAX_INVOCATIONS, check_budge
 from benchspace.harness.sweep.budget_format import render_budget
 from benchspace.harness.sweep.cache import few_collections
 from benchspace.harness.sweep.run import TuneOptions, tune
+from benchspace.harness.variants.settings import (
+    build_settings,
+    space_root,
+    variant_plan_lines,
+)
+from benchspace.harness.variants.validate import probe_variant
 
 HeaderCheck = Callable[[Space, bool], list[str]]
 
@@ -109,6 +115,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--hardware",
         default="h200",
         help="hardware descriptor for benches with a sample block (default h200)",
+    )
+    parser.add_argument(
+        "--build-jobs",
+        type=count(1, 1024),
+        default=1,
+        metavar="J",
+        help="variants (compile-time parameters) built at once, ahead of measurement (default 1)",
+    )
+    parser.add_argument(
+        "--build-isolation",
+        choices=("auto", "pin", "pause"),
+        default="auto",
+        help="keep compiles off timed CPU runs: pin them to other cores, or pause them while a "
+        "variant is measured (auto: pin when a core is free for builds, else pause)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.add_argument(
@@ -209,6 +229,8 @@ def run(args: argparse.Namespace) -> int:
     budgets = plan_budget(space, benches=args.bench, repeats=args.repeats)
     if args.plan:
         print(render_budget(args.space, budgets))
+        for line in variant_plan_lines(space, args.bench):
+            print(line)
         return 0
     check_budget(args.space, budgets, args.max_invocations)
     if args.include_incumbent and space.header is not None:
@@ -225,6 +247,8 @@ def run(args: argparse.Namespace) -> int:
         check_output(store, option="--store")
     sampler = _sampler(args.hardware) if any(b.sample for b in space.benches) else None
     options = TuneOptions(
+        builds=build_settings(args.build_jobs, args.build_isolation, args.jobs, rebuild=args.rerun),
+        source_dir=space_root(space),
         sampler=sampler,
         out=out,
         store=store,
@@ -279,6 +303,8 @@ def run(args: argparse.Namespace) -> int:
         if close is not None:
             close()
     _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
+    if outcome.built or outcome.reused:
+        print(f"{outcome.built} variants built, {outcome.reused} from the store")
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
         return 1
@@ -316,7 +342,10 @@ def _validate(
         failed += 1
     benches = [b for b in space.benches if not args.bench or b.name in args.bench]
     for bench in benches:
-        result = probe_bench(bench, options, skip_missing=args.skip_missing)
+        if bench.build is not None:
+            result = probe_variant(bench, options, source_dir=space_root(space))
+        else:
+            result = probe_bench(bench, options, skip_missing=args.skip_missing)
         print(result.line(), flush=True)
         failed += result.state in ("failed", "missing")
     checked = sum(1 for _ in benches)
