@@ -27,6 +27,7 @@ PURE = (
     "benchspace.harness.plan",
     "benchspace.harness.execute.readers",
     "benchspace.harness.values",
+    "benchspace.harness.variants.spec",
     "benchspace.harness.cxx_types",
     "benchspace.harness.profiles.model",
     "benchspace.harness.profiles.scoring",
