@@ -148,7 +148,7 @@ def main() -> int:
     floor = statistics.stdev(serial["medians"].values()) / statistics.fmean(
         serial["medians"].values()
     )
-    print(f"values (cpu_time_ns of reduce n=4096, the same executable in every variant)")
+    print("values (cpu_time_ns of reduce n=4096, the same executable in every variant)")
     print(f"noise floor: spread of the {n} serial medians, stdev/mean {100 * floor:.2f} %")
     for name, sweep in (("pipelined", piped), (f"unisolated (J={cores})", free)):
         ratios = [sweep["medians"][v] / serial["medians"][v] for v in serial["medians"]]
