@@ -129,3 +129,18 @@ def test_a_version_1_store_gains_the_builds_table(tmp_path: Path) -> None:
     db = sqlite3.connect(path)
     assert db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone() == ("2",)
     db.close()
+
+
+def test_ab_builds_the_a_and_b_variants(
+    tmp_path: Path, space_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    space = space_path([1, 8])
+    argv = ["ab", "--space", str(space), "--bench", "reduce", "--case", "0", "--rounds", "5",
+            "--build-dir", str(tmp_path / "b"), "--quiet", "--format", "json"]  # fmt: skip
+    assert main([*argv, "--compile-a", "REDUCE_LANES=1", "--compile-b", "REDUCE_LANES=8"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert "variants/reduce/" in json.dumps(report)
+    with Store(tmp_path / "b" / "variants" / "builds.store.sqlite") as store:
+        assert sorted(dict(r.values)["REDUCE_LANES"] for r in store.builds()) == [1, 8]
+    assert main([*argv, "--compile-a", "LANES=1"]) == 2  # a usage error
+    assert "LANES is not a compile-time parameter" in capsys.readouterr().err
