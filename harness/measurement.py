@@ -9,12 +9,17 @@ from typing import Literal
 
 from benchspace.harness.values import Value as Value  # re-exported: many readers name it here
 
-Status = Literal["ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable"]
+Status = Literal[
+    "ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable",
+    "build_failed", "build_timeout",
+]  # fmt: skip
 STATUSES: tuple[Status, ...] = (
     "ok", "failed", "crashed", "timeout", "parse_error", "missing", "unavailable",
+    "build_failed", "build_timeout",
 )  # fmt: skip
 """``unavailable``: the executable could not be started (absent, not executable, fork failed):
-not the configuration's fault, so never a cache hit."""
+not the configuration's fault, so never a cache hit. ``build_failed``/``build_timeout``: the
+configuration's compile-time variant did not build (its log tail is in ``stderr_tail``)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

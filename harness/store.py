@@ -29,6 +29,8 @@ from benchspace.harness.store_check import (
     hold_lock,
     store_error,
 )
+from benchspace.harness.variants.records import insert_build, select_builds, upgrade_builds
+from benchspace.harness.variants.spec import BuildAttempt
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -152,6 +154,7 @@ class Store:
                     [("format", STORE_FORMAT), ("version", str(STORE_VERSION))],
                 )
                 self._db.execute("COMMIT")
+            self._upgrade()
             # Checkpoints (copying the log into the database, with an fsync that can take
             # tens of milliseconds) run in a thread of their own, never inside a commit.
             self._db.execute("PRAGMA wal_autocheckpoint=0")
@@ -159,6 +162,26 @@ class Store:
             self._db.execute(f"PRAGMA journal_size_limit={WAL_LIMIT_PAGES * 4096}")
         except sqlite3.DatabaseError as exc:
             raise store_error(self.path, exc) from None
+
+    def _upgrade(self) -> None:
+        """Version 1 → 2: the ``builds`` table (compile-time variants); nothing else moves."""
+        upgrade_builds(self._db)  # CREATE ... IF NOT EXISTS: a no-op on a current store
+        row = self._db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        if row is not None and str(row[0]) != str(STORE_VERSION):
+            self._db.execute(
+                "UPDATE meta SET value = ? WHERE key = 'version'", (str(STORE_VERSION),)
+            )
+
+    def add_build(self, attempt: BuildAttempt) -> None:
+        """Record one attempt to build a variant (the ``builds`` table)."""
+        try:
+            insert_build(self._db, attempt)
+        except sqlite3.OperationalError as exc:
+            raise _not_recorded(self.path, exc) from None
+
+    def builds(self, *, key: str | None = None, bench: str | None = None) -> list[BuildAttempt]:
+        """Build attempts in recorded order, optionally of one variant key or one bench."""
+        return list(select_builds(self._db, key=key, bench=bench))
 
     def __enter__(self) -> Store:
         return self

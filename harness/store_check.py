@@ -22,7 +22,8 @@ from pathlib import Path
 from benchspace.harness.errors import ProfileError
 
 STORE_FORMAT = "benchspace-store"
-STORE_VERSION = 1
+STORE_VERSION = 2
+"""2: the ``builds`` table (compile-time variants) beside ``attempts``."""
 
 _FIX = "pass another --store path or move the file away"
 

@@ -15,4 +15,9 @@ cmake --build "$BUILD" -j "$(nproc)"
 .venv/bin/benchspace review --generated "$BUILD/tuning/tuning_params.hh" \
     --header include/benchspace_demo/tuning_params.hh --profile "$BUILD/tuning/profile.json" \
     --format text || true
+# The compile-time bench: one g++ build per REDUCE_LANES value (a re-run builds and runs nothing).
+.venv/bin/benchspace tune --space spaces/demo_variants.json --build-dir "$BUILD" \
+    --out "$BUILD/tuning/variants_profile.json"
+.venv/bin/benchspace generate --profile "$BUILD/tuning/variants_profile.json" \
+    --space spaces/demo_variants.json --out "$BUILD/tuning/reduce_params.hh"
 echo "demo: profile $BUILD/tuning/profile.json, header $BUILD/tuning/tuning_params.hh"

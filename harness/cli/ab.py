@@ -28,6 +28,7 @@ from benchspace.harness.execute.invoke import DEFAULT_BACKEND, Invocation, RunOp
 from benchspace.harness.execute.readers import READERS
 from benchspace.harness.files import check_output
 from benchspace.harness.spaces.load import load_space
+from benchspace.harness.spaces.model import Bench
 from benchspace.harness.store import Store
 from benchspace.harness.values import Value, parse_value
 
@@ -60,6 +61,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )  # fmt: skip
     sides.add_argument("--b", action="append", default=[], metavar="VAR=VAL", help="as --a, for B")
     sides.add_argument("--exe-b", help="run B with this executable instead of A's")
+    sides.add_argument(
+        "--compile-a", action="append", default=[], metavar="NAME=VAL",
+        help="compile-time value of A (a bench with \"compile\"; repeat): its variant is built",
+    )  # fmt: skip
+    sides.add_argument(
+        "--compile-b", action="append", default=[], metavar="NAME=VAL",
+        help="as --compile-a, for B (on top of A's values)",
+    )  # fmt: skip
     budget = parser.add_argument_group("budget and decision")
     budget.add_argument(
         "--rounds", type=count(1, 10**6), help="most pairs (default 30; 1000 with --max-time)"
@@ -104,7 +113,12 @@ def _base(args: argparse.Namespace, options: RunOptions) -> tuple[Invocation, st
             metric=args.metric or bench.metric,
             direction=args.direction or bench.direction,
         )
-        inv = case_invocation(bench, args.case, params=parse_params(args.param), options=options)
+        params = parse_params(args.param)
+        if bench.build is not None:
+            return _variant_base(args, bench, params, options), bench.direction
+        if args.compile_a or args.compile_b:
+            raise UsageError(f"--compile-a/--compile-b: bench {bench.name!r} has no compile")
+        inv = case_invocation(bench, args.case, params=params, options=options)
         return inv, bench.direction
     if not args.exe:
         raise UsageError("give --exe E (with --arg ...) or --space S --bench B --case I")
@@ -120,6 +134,35 @@ def _base(args: argparse.Namespace, options: RunOptions) -> tuple[Invocation, st
         options=options,
     )
     return inv, args.direction or "min"
+
+
+def _variant_base(
+    args: argparse.Namespace, bench: Bench, params: dict[str, Value], options: RunOptions
+) -> Invocation:
+    """A's invocation on the A variant; B's executable (the B variant) goes to ``--exe-b``."""
+    from benchspace.harness.variants.ab_sides import build_sides, side_values
+    from benchspace.harness.variants.settings import space_root
+
+    if args.exe_b:
+        raise UsageError("--exe-b: a bench with compile-time parameters builds B's (--compile-b)")
+    if not 0 <= args.case < len(bench.cases):
+        raise UsageError(
+            f"--case {args.case}: bench {bench.name!r} has cases 0..{len(bench.cases) - 1}"
+        )
+    a = side_values(bench, args.case, params, parse_params(args.compile_a))
+    b = side_values(bench, args.case, {**params, **dict(a)}, parse_params(args.compile_b))
+    store = args.store or args.build_dir / "variants" / "builds.store.sqlite"
+    exe_a, exe_b = build_sides(
+        bench,
+        (a, b),
+        store_path=store,
+        build_dir=args.build_dir,
+        source_dir=space_root(load_space(args.space)),
+    )
+    args.exe_b = str(exe_b)
+    return case_invocation(
+        bench, args.case, params={**params, **dict(a)}, options=options, exe=str(exe_a)
+    )
 
 
 def _progress(tty: bool, quiet: bool) -> PairProgress | None:

@@ -116,6 +116,20 @@ def _mode_arguments(parser: argparse.ArgumentParser) -> None:
         default="h200",
         help="hardware descriptor for benches with a sample block (default h200)",
     )
+    parser.add_argument(
+        "--build-jobs",
+        type=count(1, 1024),
+        default=1,
+        metavar="J",
+        help="variants (compile-time parameters) built at once, ahead of measurement (default 1)",
+    )
+    parser.add_argument(
+        "--build-isolation",
+        choices=("auto", "pin", "pause"),
+        default="auto",
+        help="keep compiles off timed CPU runs: pin them to other cores, or pause them while a "
+        "variant is measured (auto: pin when a core is free for builds, else pause)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress output")
     parser.add_argument(
         "--plan",
@@ -186,6 +200,8 @@ def request_from(args: argparse.Namespace) -> TuneRequest:
         skip_missing=args.skip_missing,
         allow_failures=args.allow_failures,
         rerun=args.rerun,
+        build_jobs=args.build_jobs,
+        build_isolation=args.build_isolation,
         validate=args.validate,
         include_incumbent=args.include_incumbent,
         hardware=args.hardware,
@@ -246,12 +262,16 @@ def run(args: argparse.Namespace) -> int:
         return 1 if result.problems else 0
     if result.kind == "planned":
         print(render_budget(result.space, result.budgets))
+        for line in result.plan_lines:
+            print(line)
         return 0
     outcome = result.outcome
     assert outcome is not None and result.out is not None and result.store is not None
     _summary(
         outcome.profile, result.out, result.store, outcome.executed, outcome.cached, outcome.skipped
     )
+    if outcome.built or outcome.reused:
+        print(f"{outcome.built} variants built, {outcome.reused} from the store")
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
         return 1

@@ -22,6 +22,7 @@ from benchspace.harness.spaces.model import (
     ArgItem,
     BatchSpec,
     Bench,
+    BuildSpec,
     Case,
     Consumer,
     HeaderConstant,
@@ -85,6 +86,17 @@ def _build_bench(position: int, raw: Mapping[str, Any], defaults: Mapping[str, A
         for c in raw.get("consumers", [])
     )
     timeout = get("timeout_s")
+    build_raw = raw.get("build")
+    build = None
+    if build_raw is not None:
+        build_timeout = build_raw.get("timeout_s")
+        build = BuildSpec(
+            command=tuple(build_raw["command"]),
+            timeout_s=None if build_timeout is None else float(build_timeout),
+            inputs=tuple(build_raw.get("inputs", ())),
+            deliver=build_raw.get("deliver", "define"),
+            overlap=bool(build_raw.get("overlap", False)),
+        )
     return Bench(
         name=raw["bench"],
         exe=raw.get("exe", ""),
@@ -106,6 +118,8 @@ def _build_bench(position: int, raw: Mapping[str, Any], defaults: Mapping[str, A
         consumers=consumers,
         report_only=bool(raw.get("report_only", False)),
         position=position,
+        compile=tuple(raw.get("compile", ())),
+        build=build,
     )
 
 

@@ -121,6 +121,26 @@ class Consumer:
     direction: str | None = None
 
 
+BUILD_PLACEHOLDERS = ("defines", "exe", "variant_dir", "source_dir", "build_dir")
+"""What a ``build.command`` word may name (see ``benchspace.harness.variants.spec``)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class BuildSpec:
+    """How a bench's executable is built, once per compile-time value set (``build``)."""
+
+    command: tuple[str, ...]
+    timeout_s: float | None = None
+    """None: ten times the bench's first build (see ``benchspace.harness.variants``)."""
+    inputs: tuple[str, ...] = ()
+    """Globs relative to ``{source_dir}``; their contents are part of a variant's key."""
+    deliver: str = "define"
+    """``define``: ``{defines}`` is one ``-DNAME=value`` per compile parameter; ``header``:
+    ``{variant_dir}/benchspace_variant.hh`` holds them and ``{defines}`` is ``-I{variant_dir}``."""
+    overlap: bool = False
+    """True (GPU benches): builds may run while a timed run is in flight."""
+
+
 @dataclass(frozen=True, kw_only=True)
 class Bench:
     """One bench entry, with ``defaults`` already applied."""
@@ -147,6 +167,9 @@ class Bench:
     consumers: tuple[Consumer, ...] = ()
     report_only: bool = False
     position: int = 0
+    compile: tuple[str, ...] = ()
+    """Parameters delivered at build time (never in argv or env), in declared order."""
+    build: BuildSpec | None = None
 
     def __post_init__(self) -> None:
         if not self.exe:

@@ -175,7 +175,7 @@ def pre_tune_rules(bench: Bench, at: Where) -> list[str]:
 
 def grid_rules(bench: Bench, at: Where) -> list[str]:
     out = []
-    reached = set(bench.arg_names()) | set(bench.env)
+    reached = set(bench.arg_names()) | set(bench.env) | set(bench.compile)
     reported: set[str] = set()
     for path, name, grid in _grids(bench):
         firsts: dict[tuple[str, object], int] = {}
@@ -199,8 +199,8 @@ def grid_rules(bench: Bench, at: Where) -> list[str]:
             reported.add(name)
             out.append(
                 f"{at(*path)}: {show(name)} is tuned but reaches the executable neither through "
-                f"arg_spec nor env, so every value would measure the same thing; add it to "
-                f"arg_spec or env{did_you_mean(name, reached)}"
+                f"arg_spec nor env (nor compile), so every value would measure the same thing; "
+                f"add it to arg_spec or env{did_you_mean(name, reached)}"
             )
     return out
 

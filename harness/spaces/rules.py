@@ -22,6 +22,7 @@ from benchspace.harness.spaces.param_rules import (
     pre_tune_rules,
 )
 from benchspace.harness.spaces.schema import did_you_mean, show
+from benchspace.harness.spaces.variant_rules import variant_rules
 
 FLAG_FIELDS = ("backend", "type", "out", "build_dir")
 MULTI_ROW_READERS = tuple(name for name, r in REGISTRY.items() if r.multi_row)
@@ -71,6 +72,7 @@ def bench_problems(bench: Bench, space: Space) -> list[str]:
     out += _sample_rules(bench, at)
     out += _batch_rules(bench, at)
     out += _consumer_rules(bench, at, space)
+    out += variant_rules(bench, at)
     return out
 
 

@@ -69,6 +69,8 @@ class Sweep:
         self.rerun = rerun
         self.executed = 0
         self.cached = 0
+        self.builds_done = 0
+        self.builds_reused = 0
         self.exe_changes: list[dict[str, str]] = []
         self._known_bench: str | None = None
         self._known: dict[str, Measurement] = {}

@@ -62,6 +62,8 @@ from benchspace.harness.sweep.race import (
     with_decisions,
 )
 from benchspace.harness.sweep.rounds import round_measurer, rule_for
+from benchspace.harness.variants.pipeline import BuildSettings
+from benchspace.harness.variants.sweep import tune_variant_bench
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,6 +87,10 @@ class TuneOptions:
     # --- racing and confirmation (harness/sweep/race.py, harness/sweep/confirm.py) ---
     racing: Racing | None = None
     confirm: ConfirmOptions | None = None
+    builds: BuildSettings = field(default_factory=BuildSettings)
+    """How benches with compile-time parameters build their variants."""
+    source_dir: Path = Path(".")
+    """``{source_dir}`` of build commands: the space's project root."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,6 +103,10 @@ class TuneOutcome:
     failures: int
     skipped: tuple[str, ...]
     missing: tuple[str, ...]
+    built: int = 0
+    """Variants built by this sweep (compile-time parameters)."""
+    reused: int = 0
+    """Variants found in the store."""
 
 
 def _repeats(bench: Bench, options: TuneOptions) -> int:
@@ -226,6 +236,23 @@ def _phase_table(
 
 def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:
     """Sweep one bench. Returns (profile entry or None when skipped, executable state)."""
+    if bench.build is not None:
+        result, variants = tune_variant_bench(
+            bench,
+            sweep,
+            settings=options.builds,
+            source_dir=options.source_dir,
+            run_options=options.run,
+            repeats=options.repeats,
+            timeout_s=options.timeout_s,
+            topk=options.topk,
+        )
+        sweep.progress.note(
+            f"{bench.name}: {variants.built} variants built, {variants.reused} reused"
+        )
+        sweep.builds_done += variants.built
+        sweep.builds_reused += variants.reused
+        return result, "ok"
     exe_path = resolve_executable(bench.exe, options.run.build_dir)
     if exe_path is None:
         where = f"{options.run.build_dir}/benchmarks or {options.run.build_dir}"
@@ -365,6 +392,7 @@ def tune(
         if not results:  # nothing was swept: still write the (empty) profile
             write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
+        builds = (sweep.builds_done, sweep.builds_reused)
     failures = sum(len(r.failures) for r in results if r.bench not in missing)
     return TuneOutcome(
         profile=profile,
@@ -373,6 +401,8 @@ def tune(
         failures=failures,
         skipped=tuple(skipped),
         missing=tuple(missing),
+        built=builds[0],
+        reused=builds[1],
     )
 
 

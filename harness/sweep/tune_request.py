@@ -9,14 +9,12 @@ catalogue) comes in as :class:`TuneHooks`, so the core keeps importing neither.
 
 from __future__ import annotations
 
-from typing import Any
-
 import platform
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.execute.affinity import available_cpus, place
@@ -32,6 +30,8 @@ from benchspace.harness.spaces.model import Space
 from benchspace.harness.sweep.budget import BenchBudget, check_budget, plan_budget
 from benchspace.harness.sweep.cache import few_collections
 from benchspace.harness.sweep.run import TuneOptions, TuneOutcome, tune
+from benchspace.harness.variants.settings import build_settings, space_root, variant_plan_lines
+from benchspace.harness.variants.validate import probe_variant
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -59,6 +59,10 @@ class TuneRequest:
     skip_missing: bool = False
     allow_failures: bool = False
     rerun: bool = False
+    build_jobs: int = 1
+    """Variants (compile-time parameters) built at once, ahead of measurement."""
+    build_isolation: str = "auto"
+    """How compiles keep off timed CPU runs: ``pin``, ``pause`` or ``auto``."""
     validate: bool = False
     include_incumbent: bool = False
     hardware: str = "h200"
@@ -126,6 +130,8 @@ class TuneResult:
     out: Path | None = None
     store: Path | None = None
     failures_allowed: bool = False
+    plan_lines: tuple[str, ...] = ()
+    """``--plan``'s lines about variants to build (compile-time parameters)."""
 
 
 GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
@@ -187,7 +193,10 @@ def _validate(
     options = run_options(request, space)
     benches = [b for b in space.benches if not request.benches or b.name in request.benches]
     for bench in benches:
-        result = probe_bench(bench, options, skip_missing=request.skip_missing)
+        if bench.build is not None:
+            result = probe_variant(bench, options, source_dir=space_root(space))
+        else:
+            result = probe_bench(bench, options, skip_missing=request.skip_missing)
         hooks.say(result.line())
         failed += result.state in ("failed", "missing")
     return TuneResult(kind="validated", space=request.space, problems=failed, checked=len(benches))
@@ -235,6 +244,10 @@ def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> Tune
         check_output(store, option="--store")
     sampler = hooks.sampler(request.hardware) if any(b.sample for b in space.benches) else None
     return TuneOptions(
+        builds=build_settings(
+            request.build_jobs, request.build_isolation, request.jobs, rebuild=request.rerun
+        ),
+        source_dir=space_root(space),
         sampler=sampler,
         out=out,
         store=store,
@@ -267,7 +280,8 @@ def run_tune(request: TuneRequest, hooks: TuneHooks) -> TuneResult:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
     budgets = plan_budget(space, benches=request.benches, repeats=request.repeats)
     if request.plan:
-        return TuneResult(kind="planned", space=request.space, budgets=budgets)
+        lines = tuple(variant_plan_lines(space, request.benches))
+        return TuneResult(kind="planned", space=request.space, budgets=budgets, plan_lines=lines)
     check_budget(request.space, budgets, request.max_invocations)
     if request.include_incumbent and space.header is not None:
         space = hooks.with_incumbents(space)

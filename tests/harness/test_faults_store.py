@@ -74,8 +74,8 @@ def test_foreign_files_are_refused_unchanged(
 @pytest.mark.parametrize(
     ("statements", "message"),
     [
-        (["UPDATE meta SET value = '2' WHERE key = 'version'"],
-         "store version 2 is newer than this benchspace understands (1); upgrade benchspace"),
+        (["UPDATE meta SET value = '3' WHERE key = 'version'"],
+         "store version 3 is newer than this benchspace understands (2); upgrade benchspace"),
         (["UPDATE meta SET value = 'one' WHERE key = 'version'"],
          f"store version 'one' is not a whole number; the store is damaged: {FIX}"),
         (["UPDATE meta SET value = 'other' WHERE key = 'format'"],

@@ -37,6 +37,7 @@ PURE = (
     "benchspace.harness.execute.readers.regex",
     "benchspace.harness.execute.metric_check",
     "benchspace.harness.values",
+    "benchspace.harness.variants.spec",
     "benchspace.harness.cxx_types",
     "benchspace.harness.profiles.model",
     "benchspace.harness.profiles.scoring",

@@ -1,0 +1,1 @@
+"""Compile-time variants: keys, builds, the build pipeline and their sweep."""
