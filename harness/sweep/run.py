@@ -7,14 +7,11 @@ the profile is rewritten after each bench.
 
 from __future__ import annotations
 
-import platform
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchspace.harness import provenance
 from benchspace.harness.errors import BenchspaceError
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor
@@ -43,8 +40,6 @@ from benchspace.harness.profiles.model import (
     PhaseTableRow,
     PreTunePhaseResult,
     Profile,
-    ProfileMeta,
-    ProfileProvenance,
 )
 from benchspace.harness.profiles.results import bench_result, build_profile
 from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
@@ -54,6 +49,7 @@ from benchspace.harness.store import Store
 from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep, batching_of
 from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
+from benchspace.harness.sweep.meta import base_meta, with_executables
 from benchspace.harness.sweep.race import (
     CaseDecision,
     Racing,
@@ -320,41 +316,6 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
     return with_decisions(result, decisions), "ok"
 
 
-def base_meta(space: Space, options: TuneOptions) -> ProfileMeta:
-    """The profile's meta block (BatchLAS keys plus provenance)."""
-    prov = provenance.collect(space.path, list(options.command))
-    prov.update(
-        options={
-            "backend": options.run.backend,
-            "dtype": options.run.dtype,
-            "repeats": options.repeats,
-            "timeout_s": options.timeout_s,
-            "topk": options.topk,
-            "warmup": options.run.warmup,
-            "min_time_ms": options.run.min_time_ms,
-            "min_iters": options.run.min_iters,
-            "max_iters": options.run.max_iters,
-            "benches": list(options.benches),
-        },
-        **options.extra_meta,
-    )
-    other = {k: v for k, v in prov.items() if k not in ("space_path", "space_sha256")}
-    return ProfileMeta(
-        backend=options.run.backend,
-        dtype=options.run.dtype,
-        build_dir=str(options.run.build_dir),
-        hostname=platform.node(),
-        platform=platform.platform(),
-        generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
-        provenance=ProfileProvenance(
-            space_path=str(prov.get("space_path", space.path)),
-            space_sha256=str(prov.get("space_sha256", space.sha256)),
-            executables={},
-            other=other,
-        ),
-    )
-
-
 def tune(
     space: Space,
     options: TuneOptions,
@@ -386,9 +347,9 @@ def tune(
             if result.exe_sha256:
                 executables[bench.exe] = result.exe_sha256
             results.append(result)
-            meta_now = _with_executables(meta, executables, sweep.exe_changes)
+            meta_now = with_executables(meta, executables, sweep.exe_changes)
             write_profile(options.out, build_profile(meta_now, results))
-        profile = build_profile(_with_executables(meta, executables, sweep.exe_changes), results)
+        profile = build_profile(with_executables(meta, executables, sweep.exe_changes), results)
         if not results:  # nothing was swept: still write the (empty) profile
             write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
@@ -404,15 +365,3 @@ def tune(
         built=builds[0],
         reused=builds[1],
     )
-
-
-def _with_executables(
-    meta: ProfileMeta, executables: Mapping[str, str], changes: Sequence[Mapping[str, str]] = ()
-) -> ProfileMeta:
-    """The meta block with the hashes of the executables swept so far, and the executables
-    that changed during the sweep (``executable_changes``, only when one did)."""
-    assert meta.provenance is not None
-    prov = replace(meta.provenance, executables=dict(executables))
-    if changes:
-        prov = replace(prov, other={**prov.other, "executable_changes": list(changes)})
-    return replace(meta, provenance=prov)
