@@ -159,7 +159,7 @@ class _Reader(FieldReader):
             self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version)
             for i, v in enumerate(self.array(r.get("measurements", []), at("measurements")))
         ]
-        top = self.each(r.get("top", []), at("top"), self.top)
+        top = self.each(r.get("top", []), at("top"), lambda v, w: self.top(v, w, cases))
         raw_best = r.get("best")
         coverage = r.get("coverage")
         metric = self.text(r.get("metric", ""), at("metric"))
@@ -179,9 +179,11 @@ class _Reader(FieldReader):
             arg_spec=arg_spec,
             env_spec=env_spec,
             report_only=self.boolean(r.get("report_only", False), at("report_only")),
-            pre_tune=self.each(r.get("pre_tune") or [], at("pre_tune"), self.phase),
+            pre_tune=self.each(
+                r.get("pre_tune") or [], at("pre_tune"), lambda v, w: self.phase(v, w, version)
+            ),
             failures=self.each(r.get("failures") or [], at("failures"), self.failure),
-            best=None if raw_best is None else self.top(raw_best, at("best")),
+            best=None if raw_best is None else self.top(raw_best, at("best"), cases),
             top=top,
             per_case_best=per_case_best,
             measurements=tuple(row for row in rows if row is not None),
@@ -293,28 +295,50 @@ class _Reader(FieldReader):
         assert row is not None
         return row
 
-    def top(self, value: object, where: Where) -> TopEntry:
+    def top(
+        self, value: object, where: Where, cases: Sequence[tuple[int, Mapping[str, Value]]]
+    ) -> TopEntry:
         """A leaderboard entry."""
         t = self.obj(value, where)
         return TopEntry(
             params=self.params(t.get("params", {}), (*where, "params")),
             score=self.number(t.get("score"), (*where, "score")),
-            cases=self.each(t.get("cases", []), (*where, "cases"), self.top_case),
+            cases=self.each(
+                t.get("cases", []), (*where, "cases"), lambda v, w: self.top_case(v, w, cases)
+            ),
         )
 
-    def top_case(self, value: object, where: Where) -> TopCase:
-        """One case of a leaderboard entry."""
+    def top_case(
+        self, value: object, where: Where, cases: Sequence[tuple[int, Mapping[str, Value]]]
+    ) -> TopCase:
+        """One case of a leaderboard entry. BatchLAS's tune.py writes no ``case_index`` here
+        (only ``fixed``, ``args``, ``value`` and, with env overrides, ``env``): it is the case
+        of ``per_case_best`` with the same fixed values."""
         c = self.obj(value, where)
+        fixed = self.fixed(c.get("fixed", {}), (*where, "fixed"))
+        if c.get("case_index") is None:
+            found = [i for i, case_fixed in cases if dict(case_fixed) == dict(fixed)]
+            if len(found) != 1:
+                raise ProfileError(
+                    f"{self.source}: {json_path(*where, 'case_index')}: missing, and the fixed "
+                    f"values {dict(fixed)} name {'no' if not found else 'more than one'} case "
+                    "of per_case_best; add the case_index"
+                )
+            case_index = found[0]
+        else:
+            case_index = self.index(c["case_index"], (*where, "case_index"))
         return TopCase(
-            case_index=self.index(c.get("case_index"), (*where, "case_index")),
-            fixed=self.fixed(c.get("fixed", {}), (*where, "fixed")),
+            case_index=case_index,
+            fixed=fixed,
             args=self.args(c.get("args", []), (*where, "args")),
             env=self.env(c.get("env") or {}, (*where, "env")),
             value=self.opt_finite(c.get("value"), (*where, "value")),
         )
 
-    def phase(self, value: object, where: Where) -> PreTunePhaseResult:
-        """A pre_tune phase's summary and table."""
+    def phase(self, value: object, where: Where, version: int) -> PreTunePhaseResult:
+        """A pre_tune phase's summary and table. BatchLAS (version 0) writes the phase's
+        winning combination as ``params`` (one value per name, not its grid): each is read as
+        a grid of that one value."""
         p = self.obj(value, where)
 
         def at(key: str) -> Where:
@@ -326,7 +350,12 @@ class _Reader(FieldReader):
         return PreTunePhaseResult(
             phase_index=self.integer(p.get("phase_index", where[-1]), at("phase_index")),
             params={
-                k: self.each(v, (*at("params"), k), self.param_value) for k, v in grids.items()
+                k: self.each(
+                    [v] if version == 0 and not isinstance(v, list) else v,
+                    (*at("params"), k),
+                    self.param_value,
+                )
+                for k, v in grids.items()
             },
             cases=self.each(p.get("cases", []), at("cases"), self.integer),
             resolved_params=None
