@@ -27,6 +27,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ab": ("ab", "A/B two environments or executables, interleaved, with statistics"),
     "confirm": ("confirm", "A/B each proposed change at its consumers"),
     "compare": ("compare", "compare two profiles: winners, NEW/OLD with its noise, header changes"),
+    "export": ("export", "a profile's or store's measurements as csv, json or parquet"),
     "cutlass": ("cutlass", "CUTLASS SM90 GEMM catalogue, data and kernel selector"),
 }
 
