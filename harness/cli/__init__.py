@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -117,12 +118,42 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def misspelt_option(parser: argparse.ArgumentParser, args_list: Sequence[str]) -> str | None:
+    """``unrecognized option --spcae; did you mean --space?`` for the first ``--option`` the
+    chosen subcommand does not know (nor abbreviates) and that is close to one it does; None
+    when there is none (argparse then reports as usual)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    chosen = next((a for a in args_list if not a.startswith("-")), None)
+    if sub is None or chosen is None or chosen not in sub.choices:
+        return None
+    command = sub.choices[chosen]
+    if any(isinstance(a, argparse._SubParsersAction) for a in command._actions):
+        return None  # nested subcommands (cutlass) load their options lazily: argparse reports
+    known = [o for a in command._actions for o in a.option_strings]
+    for word in args_list:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        if any(o.startswith(name) for o in known):
+            continue  # an abbreviation argparse resolves (or reports as ambiguous)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        if close:
+            return f"benchspace {chosen}: unrecognized option {name}; did you mean {close[0]}?"
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the console script; returns the exit code."""
     args_list = list(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args_list if not a.startswith("-")), None)
     try:
         parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
+        misspelt = misspelt_option(parser, args_list)
+        if misspelt is not None:
+            print(f"error: {misspelt}", file=sys.stderr)
+            return 2
         args = parser.parse_args(args_list)
         with reaper.handled():
             return int(args._run(args))
