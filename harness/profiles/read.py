@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from benchspace.harness.errors import ProfileError, json_path
@@ -42,6 +43,8 @@ from benchspace.harness.profiles.model import (
     TopEntry,
 )
 from benchspace.harness.profiles.upgrade import upgrade_v1
+
+Cases = Sequence[tuple[int, Mapping[str, Value]]]
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -295,40 +298,28 @@ class _Reader(FieldReader):
         assert row is not None
         return row
 
-    def top(
-        self, value: object, where: Where, cases: Sequence[tuple[int, Mapping[str, Value]]]
-    ) -> TopEntry:
+    def top(self, value: object, where: Where, cases: Cases) -> TopEntry:
         """A leaderboard entry."""
         t = self.obj(value, where)
-        return TopEntry(
-            params=self.params(t.get("params", {}), (*where, "params")),
-            score=self.number(t.get("score"), (*where, "score")),
-            cases=self.each(
-                t.get("cases", []), (*where, "cases"), lambda v, w: self.top_case(v, w, cases)
-            ),
-        )
+        cases_of = self.each(t.get("cases", []), (*where, "cases"), partial(self.top_case, cases))
+        params = self.params(t.get("params", {}), (*where, "params"))
+        return TopEntry(params=params, score=self.number(t.get("score"), (*where, "score")),
+                        cases=cases_of)  # fmt: skip
 
-    def top_case(
-        self, value: object, where: Where, cases: Sequence[tuple[int, Mapping[str, Value]]]
-    ) -> TopCase:
-        """One case of a leaderboard entry. BatchLAS's tune.py writes no ``case_index`` here
-        (only ``fixed``, ``args``, ``value`` and, with env overrides, ``env``): it is the case
-        of ``per_case_best`` with the same fixed values."""
+    def top_case(self, cases: Cases, value: object, where: Where) -> TopCase:
+        """One case of a leaderboard entry; BatchLAS's tune.py writes no ``case_index`` here:
+        it is the case of ``per_case_best`` with the same fixed values."""
         c = self.obj(value, where)
         fixed = self.fixed(c.get("fixed", {}), (*where, "fixed"))
-        if c.get("case_index") is None:
-            found = [i for i, case_fixed in cases if dict(case_fixed) == dict(fixed)]
-            if len(found) != 1:
-                raise ProfileError(
-                    f"{self.source}: {json_path(*where, 'case_index')}: missing, and the fixed "
-                    f"values {dict(fixed)} name {'no' if not found else 'more than one'} case "
-                    "of per_case_best; add the case_index"
-                )
-            case_index = found[0]
-        else:
-            case_index = self.index(c["case_index"], (*where, "case_index"))
+        found = [i for i, f in cases if dict(f) == dict(fixed)]
+        if c.get("case_index") is None and len(found) != 1:
+            raise ProfileError(
+                f"{self.source}: {json_path(*where, 'case_index')}: missing, and the fixed values "
+                f"{dict(fixed)} name {len(found)} cases of per_case_best; add the case_index"
+            )
+        index = c.get("case_index")
         return TopCase(
-            case_index=case_index,
+            case_index=found[0] if index is None else self.index(index, (*where, "case_index")),
             fixed=fixed,
             args=self.args(c.get("args", []), (*where, "args")),
             env=self.env(c.get("env") or {}, (*where, "env")),
@@ -336,26 +327,21 @@ class _Reader(FieldReader):
         )
 
     def phase(self, value: object, where: Where, version: int) -> PreTunePhaseResult:
-        """A pre_tune phase's summary and table. BatchLAS (version 0) writes the phase's
-        winning combination as ``params`` (one value per name, not its grid): each is read as
-        a grid of that one value."""
+        """A pre_tune phase's summary and table (BatchLAS's ``params``: the winning scalars)."""
         p = self.obj(value, where)
 
         def at(key: str) -> Where:
             return (*where, key)
 
         grids = self.obj(p.get("params", {}), at("params"))
+        if version == 0:  # a grid of the one value
+            grids = {k: v if isinstance(v, list) else [v] for k, v in grids.items()}
         resolved = p.get("resolved_params")
         table = p.get("table")
         return PreTunePhaseResult(
             phase_index=self.integer(p.get("phase_index", where[-1]), at("phase_index")),
             params={
-                k: self.each(
-                    [v] if version == 0 and not isinstance(v, list) else v,
-                    (*at("params"), k),
-                    self.param_value,
-                )
-                for k, v in grids.items()
+                k: self.each(v, (*at("params"), k), self.param_value) for k, v in grids.items()
             },
             cases=self.each(p.get("cases", []), at("cases"), self.integer),
             resolved_params=None
