@@ -49,13 +49,15 @@ EXTRAS: dict[str, list[str]] = {
     ],
     "hpo": ["optuna>=3.5,<5"],
     "plot": ["matplotlib>=3.8,<4"],
+    # benchspace export --format parquet
+    "parquet": ["pandas>=2.1,<4", "pyarrow>=14"],
     "progress": ["rich>=13"],
     "dist": ["dask[distributed]>=2024.1"],
     "mlp": ["torch>=2.4"],
     # NVIDIA's nvMatmulHeuristics (proprietary licence): the evaluate command's baseline row.
     "nvmmh": ["nvidia-matmul-heuristics>=0.1,<0.2"],
     "dev": [
-        "benchspace[cutlass,plot,progress]",
+        "benchspace[cutlass,plot,progress,parquet]",
         "pytest>=8",
         "ruff>=0.6",
         "mypy>=1.10",

@@ -32,6 +32,7 @@ import json
 import sys
 from collections import Counter
 from collections.abc import Mapping
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
 
@@ -200,9 +201,10 @@ def main() -> int:
     common = ["--build-dir", str(args.build_dir), "--repeats", str(args.repeats), "--quiet"]
     if not full.exists():
         _run(["tune", "--space", str(args.space), "--out", str(full), *common])
-    plot = work / "sensitivity.png"
+    # The plot needs matplotlib (benchspace[plot]): asked for only when it is there.
+    plot = ["--plot", str(work / "sensitivity.png")] if find_spec("matplotlib") else []
     _run(["sensitivity", str(full), "--space", str(args.space), "--write-pruned",
-          str(pruned_space), "--trim", args.trim, "--plot", str(plot)])  # fmt: skip
+          str(pruned_space), "--trim", args.trim, *plot])  # fmt: skip
     if not pruned.exists():
         _run(["tune", "--space", str(pruned_space), "--out", str(pruned), *common])
     before = count_invocations(load_space(args.space))

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The test command: lint, type-check, regenerate the checked-in headers and fail on any diff,
-# compile them with -Wall -Werror, and run the test suite. Needs no GPU.
+# compile them with -Wall -Werror, re-print the docs' fast figures, and run the test suite. Needs no GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -12,5 +12,7 @@ echo "== mypy"
 mypy
 echo "== checked-in headers"
 bash scripts/check_headers.sh
+echo "== figures (the fast ones re-run; fail on drift)"
+python scripts/figures.py --check
 echo "== pytest"
 pytest -p no:cacheprovider "$@"

@@ -9,7 +9,8 @@ one median's standard error is floor / (2 sqrt 2)): twice the standard error of 
 cross-profile difference, ``sqrt((floor_old**2 + floor_new**2) / 2)``; unknown when either
 profile cannot say. A pooled floor, not the two winners' own few repeats, because a standard
 deviation of two or three samples can be anything. A ratio whose log lies within the noise is
-"within noise"; otherwise it is better or worse in the bench's direction. Where
+"within noise"; otherwise it is better or worse in the bench's direction; with the noise
+unknown (a profile without repeats or spreads, BatchLAS's) it is "noise unknown". Where
 NEW measured OLD's winning configuration, its value there says what keeping OLD's winner
 would cost on NEW.
 
@@ -227,7 +228,10 @@ def _same_params(a: Mapping[str, ParamValue], b: Mapping[str, ParamValue]) -> bo
 def _verdict(ratio: float, noise: float | None, direction: str) -> str:
     if ratio == 1.0:
         return "equal"
-    if noise is not None and abs(math.log(ratio)) <= noise:
+    if noise is None:
+        # Without a spread a difference cannot be told from noise: no better or worse.
+        return "noise unknown"
+    if abs(math.log(ratio)) <= noise:
         return "within noise"
     return "better" if better(ratio, 1.0, direction) else "worse"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import importlib
 import os
 import sys
@@ -27,6 +28,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "ab": ("ab", "A/B two environments or executables, interleaved, with statistics"),
     "confirm": ("confirm", "A/B each proposed change at its consumers"),
     "compare": ("compare", "compare two profiles: winners, NEW/OLD with its noise, header changes"),
+    "export": ("export", "a profile's or store's measurements as csv, json or parquet"),
     "cutlass": ("cutlass", "CUTLASS SM90 GEMM catalogue, data and kernel selector"),
 }
 
@@ -133,6 +135,30 @@ def spell_modes(argv: Sequence[str]) -> list[str]:
     if len(args) >= 3 and args[0] == "cutlass" and (args[1], args[2]) in MODES:
         args[2] = MODES[(args[1], args[2])]
     return args
+def misspelt_option(parser: argparse.ArgumentParser, args_list: Sequence[str]) -> str | None:
+    """``unrecognized option --spcae; did you mean --space?`` for the first ``--option`` the
+    chosen subcommand does not know (nor abbreviates) and that is close to one it does; None
+    when there is none (argparse then reports as usual)."""
+    sub = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+    chosen = next((a for a in args_list if not a.startswith("-")), None)
+    if sub is None or chosen is None or chosen not in sub.choices:
+        return None
+    command = sub.choices[chosen]
+    if any(isinstance(a, argparse._SubParsersAction) for a in command._actions):
+        return None  # nested subcommands (cutlass) load their options lazily: argparse reports
+    known = [o for a in command._actions for o in a.option_strings]
+    for word in args_list:
+        if word == "--":
+            break
+        name = word.split("=", 1)[0]
+        if not name.startswith("--") or name in known:
+            continue
+        if any(o.startswith(name) for o in known):
+            continue  # an abbreviation argparse resolves (or reports as ambiguous)
+        close = difflib.get_close_matches(name, known, n=1, cutoff=0.6)
+        if close:
+            return f"benchspace {chosen}: unrecognized option {name}; did you mean {close[0]}?"
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -141,6 +167,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = next((a for a in args_list if not a.startswith("-")), None)
     try:
         parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
+        misspelt = misspelt_option(parser, args_list)
+        if misspelt is not None:
+            print(f"error: {misspelt}", file=sys.stderr)
+            return 2
         args = parser.parse_args(args_list)
         with reaper.handled():
             return int(args._run(args))

@@ -17,6 +17,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from benchspace.harness.errors import ProfileError, json_path
@@ -43,6 +44,8 @@ from benchspace.harness.profiles.model import (
     TopEntry,
 )
 from benchspace.harness.profiles.upgrade import upgrade_v1
+
+Cases = Sequence[tuple[int, Mapping[str, Value]]]
 
 
 def load_profile(path: str | Path) -> Profile:
@@ -160,7 +163,7 @@ class _Reader(FieldReader):
             self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version)
             for i, v in enumerate(self.array(r.get("measurements", []), at("measurements")))
         ]
-        top = self.each(r.get("top", []), at("top"), self.top)
+        top = self.each(r.get("top", []), at("top"), lambda v, w: self.top(v, w, cases))
         raw_best = r.get("best")
         coverage = r.get("coverage")
         metric = self.text(r.get("metric", ""), at("metric"))
@@ -180,9 +183,11 @@ class _Reader(FieldReader):
             arg_spec=arg_spec,
             env_spec=env_spec,
             report_only=self.boolean(r.get("report_only", False), at("report_only")),
-            pre_tune=self.each(r.get("pre_tune") or [], at("pre_tune"), self.phase),
+            pre_tune=self.each(
+                r.get("pre_tune") or [], at("pre_tune"), lambda v, w: self.phase(v, w, version)
+            ),
             failures=self.each(r.get("failures") or [], at("failures"), self.failure),
-            best=None if raw_best is None else self.top(raw_best, at("best")),
+            best=None if raw_best is None else self.top(raw_best, at("best"), cases),
             top=top,
             per_case_best=per_case_best,
             measurements=tuple(row for row in rows if row is not None),
@@ -282,48 +287,53 @@ class _Reader(FieldReader):
         )
         return read_row_evidence(self, m, where, row, self.params)
 
-    def best_row(
-        self,
-        value: object,
-        where: Where,
-        arg_spec: Sequence[str],
-        env_spec: Mapping[str, str],
+    def best_row(  # a case's best row (it names its case)
+        self, value: object, where: Where, arg_spec: Sequence[str], env_spec: Mapping[str, str],
         version: int,
-    ) -> MeasurementRow:
-        """A case's best row (it names its case)."""
+    ) -> MeasurementRow:  # fmt: skip
         row = self.row(value, where, arg_spec, env_spec, None, version)
         assert row is not None
         return row
 
-    def top(self, value: object, where: Where) -> TopEntry:
+    def top(self, value: object, where: Where, cases: Cases) -> TopEntry:
         """A leaderboard entry."""
         t = self.obj(value, where)
+        params = self.params(t.get("params", {}), (*where, "params"))
+        listed = self.each(t.get("cases", []), (*where, "cases"), partial(self.top_case, cases))
         top = TopEntry(
-            params=self.params(t.get("params", {}), (*where, "params")),
-            score=self.number(t.get("score"), (*where, "score")),
-            cases=self.each(t.get("cases", []), (*where, "cases"), self.top_case),
+            params=params, score=self.number(t.get("score"), (*where, "score")), cases=listed
         )
         return read_top_evidence(self, t, where, top, self.params)
 
-    def top_case(self, value: object, where: Where) -> TopCase:
-        """One case of a leaderboard entry."""
+    def top_case(self, cases: Cases, value: object, where: Where) -> TopCase:
+        """One leaderboard case (no ``case_index`` from BatchLAS: per_case_best's by fixed)."""
         c = self.obj(value, where)
+        fixed = self.fixed(c.get("fixed", {}), (*where, "fixed"))
+        found = [i for i, f in cases if dict(f) == dict(fixed)]
+        if c.get("case_index") is None and len(found) != 1:
+            raise ProfileError(
+                f"{self.source}: {json_path(*where, 'case_index')}: missing, and the fixed values "
+                f"{dict(fixed)} name {len(found)} cases of per_case_best; add the case_index"
+            )
+        index = c.get("case_index")
         return TopCase(
-            case_index=self.index(c.get("case_index"), (*where, "case_index")),
-            fixed=self.fixed(c.get("fixed", {}), (*where, "fixed")),
+            case_index=found[0] if index is None else self.index(index, (*where, "case_index")),
+            fixed=fixed,
             args=self.args(c.get("args", []), (*where, "args")),
             env=self.env(c.get("env") or {}, (*where, "env")),
             value=self.opt_finite(c.get("value"), (*where, "value")),
         )
 
-    def phase(self, value: object, where: Where) -> PreTunePhaseResult:
-        """A pre_tune phase's summary and table."""
+    def phase(self, value: object, where: Where, version: int) -> PreTunePhaseResult:
+        """A pre_tune phase's summary and table (BatchLAS's ``params``: the winning scalars)."""
         p = self.obj(value, where)
 
         def at(key: str) -> Where:
             return (*where, key)
 
         grids = self.obj(p.get("params", {}), at("params"))
+        if version == 0:  # a grid of the one value
+            grids = {k: v if isinstance(v, list) else [v] for k, v in grids.items()}
         resolved = p.get("resolved_params")
         table = p.get("table")
         return PreTunePhaseResult(

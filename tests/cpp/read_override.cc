@@ -2,15 +2,17 @@
 // can run it with and without the override variables set and compare with the header.
 //
 // Built by tests/generators/test_header_override_program.py against the golden headers
-// (tests/golden/demo_like.hh and tests/golden/kinds.hh).
+// (tests/golden/demo_like.hh, tests/golden/kinds.hh and tests/golden/batchlas.hh).
 #include <cstdint>
 #include <cstdio>
 
+#include "batchlas.hh"
 #include "demo_like.hh"
 #include "kinds.hh"
 
 namespace demo = benchspace_demo::tuning;
 namespace kt = kinds::tuning;
+namespace bt = batchlas::tuning;
 
 int main() {
     const int64_t sizes[] = {-1, 0, 64, 65, 128, 256, 512, 513, 100000};
@@ -20,6 +22,10 @@ int main() {
         std::printf("dot_lanes_for_n(%lld)=%d\n", size, static_cast<int>(demo::dot_lanes_for_n(n)));
         std::printf("sort_branchless_merge_for_n(%lld)=%d\n", size,
                     demo::sort_branchless_merge_for_n(n) ? 1 : 0);
+        std::printf("ormqr_block_size_for_n(%lld)=%d\n", size,
+                    static_cast<int>(bt::ormqr_block_size_for_n(n)));
+        std::printf("sb2st_back_tile_for_n(%lld)=%d\n", size,
+                    static_cast<int>(bt::sb2st_back_tile_for_n(n)));
     }
     const int64_t ms[] = {1000, 1001};
     for (const int64_t m : ms) {

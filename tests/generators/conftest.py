@@ -38,8 +38,8 @@ def batchlas_space() -> Space:
 
 @pytest.fixture(scope="session")
 def batchlas_profile() -> Profile:
-    """Its crafted profile, in BatchLAS's own layout (version 0)."""
-    return load_profile(PROFILES / "batchlas.json")
+    """A profile BatchLAS's own tune.py wrote (tests/data/batchlas_real/README.md)."""
+    return load_profile(PROFILES.parent / "batchlas_real" / "profile.json")
 
 
 @pytest.fixture(scope="session")

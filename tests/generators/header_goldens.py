@@ -21,10 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 SPACES = ROOT / "tests" / "generators" / "spaces"
 PROFILES = ROOT / "tests" / "data" / "profiles"
 GOLDEN = ROOT / "tests" / "golden"
+BATCHLAS = ROOT / "tests" / "data" / "batchlas_real" / "profile.json"
 
 GOLDENS: dict[str, tuple[Path, Path]] = {
     "demo_like.hh": (SPACES / "demo_like.json", PROFILES / "demo_like.json"),
-    "batchlas.hh": (SPACES / "batchlas.json", PROFILES / "batchlas.json"),
+    "batchlas.hh": (
+        SPACES / "batchlas.json",
+        ROOT / "tests" / "data" / "batchlas_real" / "profile.json",
+    ),
     "kinds.hh": (SPACES / "kinds.json", PROFILES / "kinds.json"),
 }
 

@@ -98,7 +98,7 @@ def test_generate_refuses_a_missing_explicit_header(
 def test_a_batchlas_profile_needs_the_space(
     tmp_path: Path, no_header: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    profile = str(PROFILES / "batchlas.json")
+    profile = str(PROFILES.parent / "batchlas_real" / "profile.json")
     assert main(["generate", "--profile", profile, "--out", str(tmp_path / "o.hh")]) == 1
     assert capsys.readouterr().err == (
         f"error: {profile}: $.meta.provenance.space_path: the profile does not say which space "

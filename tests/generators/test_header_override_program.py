@@ -25,7 +25,8 @@ def program(gxx: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def run(program: Path, **env: str) -> dict[str, str]:
     """name(size) -> printed value, with `env` set on top of an environment without overrides."""
-    clean = {k: v for k, v in os.environ.items() if not k.startswith((DEMO, "KINDS_TUNE_"))}
+    prefixes = (DEMO, "KINDS_TUNE_", "BATCHLAS_TUNE_")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     proc = subprocess.run(
         [str(program)], env={**clean, **env}, capture_output=True, text=True, check=True
     )
@@ -121,3 +122,33 @@ def test_kinds_overrides(program: Path, variable: str, text: str, printed: str |
     for m in ("1000", "1001"):
         key = f"{accessor}({m})"
         assert got[key] == (base[key] if printed is None else printed)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("48", "48"),
+        ("1", "1"),
+        # A size (the space declares "min": 1): what BatchLAS's tuning_env_override ignores
+        # keeps the compiled value here too.
+        ("0", None),
+        ("-5", None),
+        ("2147483648", None),
+        ("12abc", None),
+        ("", None),
+    ],
+)
+def test_a_size_override_follows_batchlas(program: Path, text: str, expected: str | None) -> None:
+    def sizes(values: dict[str, str]) -> dict[str, str]:
+        return {k: v for k, v in values.items() if k.startswith("ormqr_block_size_for_n")}
+
+    base = sizes(run(program))
+    assert len(set(base.values())) > 1  # the buckets differ: a kept value is the bucket's
+    got = sizes(run(program, BATCHLAS_TUNE_ORMQR_BLOCK_SIZE=text))
+    assert got == (base if expected is None else dict.fromkeys(base, expected))
+
+
+def test_a_zero_that_means_keep_the_heuristic_is_a_value(program: Path) -> None:
+    # SB2ST_BACK_TILE declares no minimum: 0 ("keep the built-in heuristic") is a value.
+    got = run(program, BATCHLAS_TUNE_SB2ST_BACK_TILE="0")
+    assert {v for k, v in got.items() if k.startswith("sb2st_back_tile")} == {"0"}

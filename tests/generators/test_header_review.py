@@ -109,7 +109,7 @@ def test_one_sample_per_configuration_has_no_noise_estimate(
 ) -> None:
     generated = golden("batchlas.hh")
     text = "".join(generated.lines).replace(
-        "SYTRD_BLOCK_SIZE_LARGE = 24;", "SYTRD_BLOCK_SIZE_LARGE = 8;"
+        "SYTRD_BLOCK_SIZE_LARGE = 16;", "SYTRD_BLOCK_SIZE_LARGE = 8;"
     )
     review = review_header(batchlas_space, batchlas_profile, generated, parse_header(text, "h"))
     (only,) = review.changes

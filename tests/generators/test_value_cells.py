@@ -44,7 +44,7 @@ def test_batchlas_profile_recovers_cases_and_params(batchlas_profile: Profile) -
 
 
 def test_a_batchlas_measurement_of_no_case_is_refused() -> None:
-    doc = json.loads((PROFILES / "batchlas.json").read_text())
+    doc = json.loads((PROFILES.parent / "batchlas_real" / "profile.json").read_text())
     doc["results"][1]["measurements"][0]["args"] = [99, 1, 8, 0]
     with pytest.raises(ProfileError) as info:
         parse_profile(doc, source="old.json", sha256="0" * 64)

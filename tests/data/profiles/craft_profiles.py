@@ -6,8 +6,8 @@ Each profile is what a sweep of the matching space in tests/generators/spaces/ w
 the benchmarks behaved like the small models below: every configuration of every case is
 "measured" through harness.plan (pre_tune first, then the main sweep) and the entries are built
 by harness/profiles/, so the files have exactly the shape ``benchspace tune`` writes. Samples get
-deterministic noise from a hash of the configuration. ``batchlas.json`` is written in
-BatchLAS's own layout (version 0: no ``format``, one value per configuration, no spread).
+deterministic noise from a hash of the configuration. BatchLAS's own layout is not crafted here:
+tests/data/batchlas_real/ holds profiles BatchLAS's tune.py wrote.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from benchspace.harness.profiles.model import (
 )
 from benchspace.harness.profiles.results import bench_result, build_profile
 from benchspace.harness.profiles.scoring import better
-from benchspace.harness.profiles.write import profile_data, result_data
+from benchspace.harness.profiles.write import profile_data
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Bench, Case, Space
 
@@ -88,42 +88,6 @@ def kinds_model(bench: str, case: Case, p: Mapping[str, ParamValue]) -> float:
         return 50.0 * _away(p["chunk"], 4096, 0.1) * scale * (0.9 if p["offset"] == -4 else 1) * big
     if bench == "probe":
         return 1.0
-    raise KeyError(bench)
-
-
-def batchlas_model(bench: str, case: Case, p: Mapping[str, ParamValue]) -> float:
-    """BatchLAS's seven benches, with optima near the values its header ships."""
-    n = int(case.fixed["n"])  # type: ignore[arg-type]
-    size = (n / 64.0) ** 2
-    if bench == "stedc":
-        variant = {1: 1.04, 2: 1.0}[int(p["flat"])]  # type: ignore[arg-type]
-        return (
-            30.0
-            * size
-            * _away(p["recursion_threshold"], 32, 0.05)
-            * variant
-            * _away(p["threads_per_root"], 8 if n < 512 else 4, 0.02)
-            * _away(p["wg_multiplier"], 4, 0.01)
-        )
-    if bench == "sytrd_blocked":
-        return 40.0 * size * _away(p["nb"], {64: 8, 128: 12, 256: 16, 512: 24, 1024: 32}[n], 0.2)
-    if bench == "ormqr_blocked":
-        # side 0 and side 1 disagree: the bucket's value is a compromise between them.
-        best = {64: (12, 16), 128: (16, 24), 256: (24, 32), 512: (48, 40), 1024: (56, 48)}[n]
-        return 20.0 * size * _away(p["block_size"], best[int(case.fixed["side"])], 0.15)  # type: ignore[arg-type]
-    if bench == "gesvd":
-        return 90.0 * size * _away(p["gebrd_nb"], 16 if n < 512 else 12, 0.1)
-    if bench == "sb2st":
-        tile = _away(p["back_tile"], 2 if n < 1024 else 4, 0.1)
-        return 0.5 * size * tile * _away(p["back_subs"], 8, 0.05)
-    if bench == "syev":
-        nb = _away(p["nb"], {64: 8, 128: 8, 256: 16, 512: 24, 1024: 48}[n], 0.12)
-        wg = 0.98 if (p["wg"] == 128) == (n == 512) else 1.0
-        fuse = 1.5 if p["fuse"] == 1 else 1.0
-        return 100.0 * size * nb * wg * fuse
-    if bench == "sy2sb":
-        hint = 1.0 if p["sy2sb_nb"] == 0 else _away(p["sy2sb_nb"], 16, 0.05) * 0.99
-        return 120.0 * size * hint
     raise KeyError(bench)
 
 
@@ -237,49 +201,6 @@ def meta(space: Space) -> ProfileMeta:
     )
 
 
-def batchlas_v0(space: Space, results: list[BenchResult]) -> dict[str, Any]:
-    """The same results in BatchLAS's layout: no format, measurements are {args, env, value}."""
-    out = []
-    for result in map(result_data, results):
-        bench = space.bench(result["bench"])
-        out.append(
-            {
-                "bench": result["bench"],
-                "exe": result["exe"],
-                "metric": result["metric"],
-                "direction": result["direction"],
-                "arg_spec": result["arg_spec"],
-                "env_spec": result["env_spec"],
-                "pre_tune": result["pre_tune"],
-                "best": result["best"],
-                "top": result["top"],
-                "per_case_best": [
-                    {k: e[k] for k in ("case_index", "fixed", "args", "value", "params")}
-                    for e in result["per_case_best"]
-                ],
-                "measurements": [
-                    {
-                        "args": [int(a) for a in bench.render_args({**m["fixed"], **m["params"]})],
-                        "env": m["env"],
-                        "value": m["value"],
-                    }
-                    for m in result["measurements"]
-                ],
-            }
-        )
-    return {
-        "meta": {
-            "backend": "CUDA",
-            "dtype": "float",
-            "build_dir": "build",
-            "generated_at": "2026-08-07T12:00:00Z",
-            "hostname": "crafted",
-            "platform": "crafted",
-        },
-        "results": out,
-    }
-
-
 def main() -> None:
     """Write every crafted profile."""
     demo = load_space(SPACES / "demo_like.json")
@@ -291,11 +212,6 @@ def main() -> None:
     write_json_atomic(
         OUT / "kinds.json",
         profile_data(build_profile(meta(kinds), sweep(kinds, kinds_model, repeats=3, noise=0.002))),
-    )
-    batchlas = load_space(SPACES / "batchlas.json")
-    write_json_atomic(
-        OUT / "batchlas.json",
-        batchlas_v0(batchlas, sweep(batchlas, batchlas_model, repeats=1, noise=0.003)),
     )
 
 

@@ -170,7 +170,7 @@ def test_a_bench_or_case_in_one_profile_only_and_unknown_noise(
 def test_batchlas_profiles_record_no_provenance_and_say_so(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    batchlas = str(PROFILES / "batchlas.json")
+    batchlas = str(PROFILES.parent / "batchlas_real" / "profile.json")
     assert main(["compare", batchlas, batchlas]) == 0
     out = capsys.readouterr().out
     assert "OLD and NEW record no provenance (BatchLAS profiles): space, executables and host " in (

@@ -19,7 +19,7 @@ from benchspace.harness.profiles.write import profile_data
 PROFILES = Path(__file__).resolve().parents[2] / "data" / "profiles"
 V2 = ("demo_like", "kinds", "sensitivity_crafted", "sensitivity_demo_recorded")
 V1 = ("v1/demo_like", "v1/kinds")
-V0 = ("batchlas", "sensitivity_batchlas_v0")
+V0 = ("../batchlas_real/profile", "../batchlas_real/profile_drift", "sensitivity_batchlas_v0")
 
 
 @pytest.mark.parametrize("name", V2)

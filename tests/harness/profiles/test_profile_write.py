@@ -26,7 +26,7 @@ def test_a_current_profile_round_trips_byte_for_byte(name: str, tmp_path: Path) 
 
 
 def test_a_batchlas_profile_is_written_in_the_current_version() -> None:
-    data = profile_data(load_profile(PROFILES / "batchlas.json"))
+    data = profile_data(load_profile(PROFILES.parent / "batchlas_real" / "profile.json"))
     assert data["format"] == "benchspace-profile" and data["version"] == 2
     row = data["results"][0]["measurements"][0]
     assert row["median"] == row["value"] and row["n"] == 1 and row["samples"] == [row["value"]]

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Figures that re-print themselves: every block of measured output in the docs is the output of
+the command named beside it.
+
+In README.md, evaluation/README.md and docs/*.md a block reads
+
+    <!-- figures: NAME -->
+    ```text
+    $ COMMAND
+    ...what COMMAND printed...
+    ```
+    <!-- /figures -->
+
+and NAME is a key of FIGURES below (its command, and whether it is fast). ::
+
+    python scripts/figures.py            # re-run every block's command, rewrite the blocks
+    python scripts/figures.py NAME ...   # only these
+    python scripts/figures.py --check    # re-run the fast ones; exit 1 on any drift
+
+A slow block (a long study, a GPU run) is not re-run by ``--check``; when it is rewritten it
+carries the date and commit it was printed at, so a reader sees how old it is. ``--check``
+also fails on a block whose name is unknown and on a FIGURES entry no document shows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ("README.md", "evaluation/README.md", "docs/*.md")
+BLOCK = re.compile(
+    r"(?P<open><!-- figures: (?P<name>[\w.-]+) -->\n)(?P<body>.*?)(?P<close><!-- /figures -->)",
+    re.S,
+)
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A block's command (run from the repository root) and whether ``--check`` re-runs it."""
+
+    command: str
+    fast: bool = True
+
+
+FIGURES: dict[str, Figure] = {
+    "batchlas-sensitivity": Figure(
+        "benchspace sensitivity tests/data/batchlas_real/profile.json --noise 1"
+    ),
+}
+
+
+def documents() -> list[Path]:
+    """The documents whose blocks are kept."""
+    out: list[Path] = []
+    for pattern in DOCS:
+        out += sorted(ROOT.glob(pattern))
+    return [p for p in out if p.is_file()]
+
+
+def run(figure: Figure) -> str:
+    """The command's output, as the block shows it (with ``$ COMMAND`` first)."""
+    argv = shlex.split(figure.command)
+    if argv[0] == "benchspace":
+        argv = [sys.executable, "-m", "benchspace.harness.cli", *argv[1:]]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "NO_COLOR": "1"}
+    proc = subprocess.run(
+        argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600
+    )
+    if proc.returncode != 0:
+        raise SystemExit(f"figures: `{figure.command}` failed ({proc.returncode}):\n{proc.stderr}")
+    text = (proc.stdout + proc.stderr).rstrip("\n")
+    if not figure.fast:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
+        ).stdout.strip()
+        text += f"\n# printed {dt.date.today().isoformat()} at commit {commit or 'unknown'}"
+    return f"```text\n$ {figure.command}\n{text}\n```\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite or check the blocks."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("names", nargs="*", help="only these figures")
+    parser.add_argument("--check", action="store_true", help="re-run the fast ones; no writes")
+    args = parser.parse_args(argv)
+    unknown = [n for n in args.names if n not in FIGURES]
+    if unknown:
+        print(f"figures: unknown figure(s) {', '.join(unknown)}; known: {', '.join(FIGURES)}")
+        return 1
+    problems: list[str] = []
+    shown: set[str] = set()
+    for doc in documents():
+        text = doc.read_text(encoding="utf-8")
+        rel = doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc
+
+        def redo(m: re.Match[str], doc: Path = rel) -> str:
+            name = m["name"]
+            shown.add(name)
+            figure = FIGURES.get(name)
+            if figure is None:
+                problems.append(f"{doc}: block {name!r} names no figure of scripts/figures.py")
+                return m[0]
+            if (args.names and name not in args.names) or (args.check and not figure.fast):
+                return m[0]
+            body = run(figure)
+            if args.check and body != m["body"]:
+                problems.append(f"{doc}: figure {name!r} drifted; run python scripts/figures.py")
+            return m["open"] + body + m["close"]
+
+        new = BLOCK.sub(redo, text)
+        if not args.check and new != text:
+            doc.write_text(new, encoding="utf-8")
+            print(f"figures: rewrote {rel}")
+    missing = sorted(set(FIGURES) - shown)
+    if missing and not args.names:
+        problems.append(f"figures shown in no document: {', '.join(missing)}")
+    for problem in problems:
+        print(f"figures: {problem}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,44 @@
+"""scripts/figures.py: the docs' figure blocks are what their commands print."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _figures() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("figures", ROOT / "scripts" / "figures.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["figures"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_checked_in_blocks_do_not_drift() -> None:
+    assert _figures().main(["--check"]) == 0
+
+
+def test_a_drifted_block_fails_and_is_rewritten(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    figures = _figures()
+    doc = tmp_path / "doc.md"
+    doc.write_text("x\n<!-- figures: batchlas-sensitivity -->\n```text\nold 5.0 %\n```\n"
+                   "<!-- /figures -->\n")  # fmt: skip
+    monkeypatch.setattr(figures, "documents", lambda: [doc])
+    assert figures.main(["--check"]) == 1
+    assert "figure 'batchlas-sensitivity' drifted" in capsys.readouterr().err
+    assert "old 5.0 %" in doc.read_text()  # --check writes nothing
+    assert figures.main(["batchlas-sensitivity"]) == 0
+    assert "7 benches, 265 measurements" in doc.read_text()
+    assert figures.main(["--check", "batchlas-sensitivity"]) == 0
+    doc.write_text("<!-- figures: nope -->\n<!-- /figures -->\n")
+    assert figures.main(["--check"]) == 1
+    assert "block 'nope' names no figure" in capsys.readouterr().err
