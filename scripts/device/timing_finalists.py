@@ -39,7 +39,11 @@ def main() -> int:
     for path in sorted(args.dataset.glob("rows_c*_eval.csv.gz")):
         with gzip.open(path, "rt") as handle:
             for row in csv.DictReader(handle):
-                if row["pass"] not in ("k", "y") or row["status"] != "ok" or row["name"] == "cublas":
+                if (
+                    row["pass"] not in ("k", "y")
+                    or row["status"] != "ok"
+                    or row["name"] == "cublas"
+                ):
                     continue
                 key = f"{row['M']}x{row['N']}x{row['K']}"
                 sweeps.setdefault(key, {}).setdefault(row["pass"], []).append(

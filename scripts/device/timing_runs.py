@@ -88,10 +88,11 @@ def main() -> int:
             cfg.write_text("\n".join(configs_of(finalists[key], 8)) + "\n")
             rounds_path = work / "rounds.csv"
             rounds_path.unlink(missing_ok=True)
+            lib = ["--cublas-lib", args.cublas_lib] if args.cublas_lib else []
             cmd = [str(args.bench), "--lib-dir", str(args.build_dir), "--configs", str(cfg),
                    "--rounds-csv", str(rounds_path), "--warmups", str(args.warmups),
                    "--heat-s", str(args.heat_s), "--cublas-algos", "8", *MODES[mode],
-                   *(["--cublas-lib", args.cublas_lib] if args.cublas_lib else []), *shape]  # fmt: skip
+                   *lib, *shape]  # fmt: skip
             try:
                 proc = subprocess.run(cmd, capture_output=True, text=True, timeout=120)
                 out, rc = proc.stdout, proc.returncode

@@ -30,6 +30,11 @@ def _is_v2(folder: Path) -> bool:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
+    if any(args.dataset.glob("timing_rows_*.csv.gz")):
+        from benchspace.evaluation.study.timing_summary import timing_summary
+
+        print(timing_summary(args.dataset))
+        return 0
     if _is_v2(args.dataset):
         from benchspace.evaluation.cutlass.dataset_v2 import load_dataset_v2
         from benchspace.evaluation.study.summary_v2 import summarise_v2
