@@ -19,14 +19,26 @@
 //   1. check, config by config: can_implement, first run on NaN-poisoned D compared with an
 //      fp32 reference, 5 warm-ups; then (--graph 1) --iters launches over rotating operands
 //      captured in a CUDA graph. A failure prints its row at once.
-//   2. heat the GPU for --heat-s seconds with the first configuration that passed.
+//   2. every configuration's graphs (each round's) or launches run once, untimed, in list
+//      order, so that no configuration meets a first launch inside the timed rounds; then
+//      the GPU is heated for --heat-s seconds with a neutral workload (a tensor-core loop of
+//      the driver's own, never a candidate).
 //   3. --rounds rounds; each round replays every passing configuration's graph once, in an
-//      order shuffled per round (--shuffle-seed; 0 keeps the given order), enqueued back to
+//      order shuffled per round (--shuffle-seed; 0 keeps the list order), enqueued back to
 //      back so the GPU never idles between configurations; A/B rotate through a pool larger
 //      than 2x L2. CUDA events around each replay give ms per launch; the SM clock and power
 //      (NVML) are read as each replay completes (--rounds-csv writes one row per replay).
 //   4. one row per passing configuration: mean, stdev, median and min over rounds of ms per
 //      launch, and the mean SM clock and power.
+// List order: the configurations are put in an order drawn per run (--order-seed, 0 draws
+// the seed from the clock; the seed is printed in every row), and a position sentinel
+// (--sentinel 1, the default) times the configuration drawn first a second time at the last
+// list position: its row says `sentinel` first, the copy's row `last` (its config column ends
+// in `@last`, so that readers keyed by configuration see one row per configuration); both
+// rows hold `sentinel_ratio`, the median of the last over the median of the first. Columns
+// `position` (list position after the draw), `sentinel`, `sentinel_ratio` and `order_seed`
+// follow the statistics. cublas:algo<i> beyond what the
+// heuristic offers for the shape is `not_offered`, not a failure.
 // Attribution of deaths: before a configuration's risky step the driver names it on stderr
 // ("cutlass_bench: running <config>"); a fatal signal prints a `crashed` row for it, a
 // launch that never ends (--timeout-s) a `timeout` row, a CUDA error that leaves the context
@@ -64,9 +76,9 @@ namespace {
 const char* const kColumns =
     "config,name,M,N,K,raster,swizzle,status,ms_mean,ms_stdev,tflops,rel_err,nonfinite,"
     "smem_bytes,stages,regs,local_bytes,sm_clock_mhz,power_w,splits,decomposition,ms_median,"
-    "ms_min,rounds,cublas_algo";
-const char* const kRoundColumns = "config,M,N,K,round,seq,ms,sm_clock_mhz,power_w,t_s";
-const char* const kVersion = "2";
+    "ms_min,rounds,cublas_algo,position,sentinel,sentinel_ratio,order_seed";
+const char* const kRoundColumns = "config,M,N,K,round,seq,ms,sm_clock_mhz,power_w,t_s,position";
+const char* const kVersion = "3";
 const double kMaxRelErr = 1e-2;
 const int kExitUsage = 2;
 const int kExitContextLost = 3;
@@ -461,6 +473,26 @@ __global__ void block_until(volatile int* flag, unsigned long long timeout_ns) {
   } while (*flag == 0 && now - start < timeout_ns);
 }
 
+// The neutral heat load: a bf16 tensor-core (mma.sync) loop on registers, drawing power like
+// a GEMM without being one of the candidates. Four independent accumulator chains per warp.
+__global__ void heat_kernel(float* sink, int iters) {
+  uint32_t a0 = 0x3F803F80u ^ threadIdx.x, a1 = 0x3F003F00u, a2 = 0x3E803E80u, a3 = 0x3F403F40u;
+  uint32_t b0 = 0x3F803F00u, b1 = 0x3E803F80u ^ blockIdx.x;
+  float c[4][4] = {};
+  for (int i = 0; i < iters; ++i) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+          "{%8,%9}, {%0,%1,%2,%3};"
+          : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+          : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  }
+  float t = 0;
+  for (int j = 0; j < 4; ++j) t += c[j][0] + c[j][1] + c[j][2] + c[j][3];
+  if (t == 1234.5f) sink[threadIdx.x] = t;  // never true in practice; keeps the loop alive
+}
+
 // ---------------------------------------------------------------- configurations
 
 struct Config {
@@ -484,6 +516,9 @@ struct Config {
   cudaEvent_t start = nullptr, stop = nullptr;
   std::vector<double> ms;  // per round: ms per launch
   std::vector<double> mhz, watts;
+  int position = -1;     // list position after the per-run draw
+  const char* sentinel = "";  // "first" / "last" for the position sentinel's two copies
+  double sentinel_ratio = NAN;  // both copies: median of the last over median of the first
 };
 
 bool parse_config(const std::string& text, Config* c) {
@@ -572,11 +607,14 @@ struct Stats {
   int rounds = 0;
 };
 
+unsigned g_order_seed = 0;
+
 std::string make_row(const Config& c, const Shape& s, const char* status, const Stats& st) {
   double tflops =
       st.mean > 0 ? 2.0 * s.m * double(s.n) * s.k / (st.mean * 1e-3) / 1e12 : NAN;
   bool info = c.have_info;
-  std::string row = c.text + "," + c.name + "," + std::to_string(s.m) + "," +
+  std::string text = c.text + (std::strcmp(c.sentinel, "last") == 0 ? "@last" : "");
+  std::string row = text + "," + c.name + "," + std::to_string(s.m) + "," +
                     std::to_string(s.n) + "," + std::to_string(s.k) + "," + c.raster + "," +
                     std::to_string(c.swizzle) + "," + status + "," + fmt("%.6f", st.mean) + "," +
                     fmt("%.6f", st.stdev) + "," + fmt("%.2f", tflops) + "," +
@@ -587,7 +625,9 @@ std::string make_row(const Config& c, const Shape& s, const char* status, const 
                     fmt("%.0f", st.mhz) + "," + fmt("%.1f", st.watts) + "," +
                     std::to_string(c.splits) + "," + c.decomposition + "," +
                     fmt("%.6f", st.median) + "," + fmt("%.6f", st.min) + "," +
-                    fmt_int(st.rounds, st.rounds > 0) + "," + c.cublas_algo;
+                    fmt_int(st.rounds, st.rounds > 0) + "," + c.cublas_algo + "," +
+                    fmt_int(c.position, c.position >= 0) + "," + c.sentinel + "," +
+                    fmt("%.5f", c.sentinel_ratio) + "," + std::to_string(g_order_seed);
   return row;
 }
 
@@ -675,6 +715,8 @@ struct Options {
   bool list = false, describe = false, cublas_info = false;
   bool graph = true;
   unsigned shuffle_seed = 1;
+  unsigned order_seed = 0;  // 0: drawn from the clock
+  bool sentinel = true;
   std::string csv = "-", rounds_csv;
   std::string cublas_lib;
   int cublas_algos = 8;
@@ -722,7 +764,8 @@ int usage(const char* msg) {
   std::fprintf(stderr,
                "usage: cutlass_bench [--lib-dir DIR]... [--lib FILE]... [--csv OUT|-] "
                "[--rounds-csv OUT] [--configs FILE]... [--warmups 5] [--rounds 5] [--iters 3] "
-               "[--heat-s 2] [--timeout-s 30] [--graph 1] [--shuffle-seed 1] "
+               "[--heat-s 2] [--timeout-s 30] [--graph 1] [--shuffle-seed 1] [--order-seed 0] "
+               "[--sentinel 1] "
                "[--cublas-lib FILE] [--cublas-algos 8] [--cublas-workspace-mib 32] "
                "[--device 0] M N K [CONFIG ...]\n"
                "       cutlass_bench [--lib-dir DIR]... --list\n"
@@ -738,12 +781,13 @@ void describe() {
       "{\"format\": \"cutlass_bench\", \"version\": %s, \"abi_version\": %d, "
       "\"columns\": \"%s\", \"round_columns\": \"%s\", "
       "\"statuses\": [\"ok\", \"cannot_implement\", \"launch_error\", \"wrong_result\", "
-      "\"unknown_kernel\", \"crashed\", \"timeout\"], "
+      "\"unknown_kernel\", \"crashed\", \"timeout\", \"not_offered\"], "
       "\"raster\": [\"H\", \"M\", \"N\"], \"swizzle\": [1, 2, 4, 8], "
       "\"decomposition\": [\"H\", \"D\", \"K\", \"S\"], "
       "\"cublas\": [\"cublas:heuristic\", \"cublas:algo<i>\"], "
       "\"defaults\": {\"warmups\": 5, \"rounds\": 5, \"iters\": 3, \"heat_s\": 2.0, "
-      "\"timeout_s\": 30.0, \"graph\": 1, \"shuffle_seed\": 1, \"cublas_algos\": 8, "
+      "\"timeout_s\": 30.0, \"graph\": 1, \"shuffle_seed\": 1, \"order_seed\": 0, "
+      "\"sentinel\": 1, \"cublas_algos\": 8, "
       "\"cublas_workspace_mib\": 32, \"max_rel_err\": %g}}\n",
       kVersion, CB_ABI_VERSION, kColumns, kRoundColumns, kMaxRelErr);
 }
@@ -809,6 +853,9 @@ int main(int argc, char** argv) {
     else if (a == "--graph") opt.graph = std::atoi(value("--graph").c_str()) != 0;
     else if (a == "--shuffle-seed")
       opt.shuffle_seed = static_cast<unsigned>(std::atol(value("--shuffle-seed").c_str()));
+    else if (a == "--order-seed")
+      opt.order_seed = static_cast<unsigned>(std::atol(value("--order-seed").c_str()));
+    else if (a == "--sentinel") opt.sentinel = std::atoi(value("--sentinel").c_str()) != 0;
     else if (a == "--cublas-lib") opt.cublas_lib = value("--cublas-lib");
     else if (a == "--cublas-algos") opt.cublas_algos = std::atoi(value("--cublas-algos").c_str());
     else if (a == "--cublas-workspace-mib")
@@ -863,12 +910,33 @@ int main(int argc, char** argv) {
   Shape shape{std::atoi(positional[0].c_str()), std::atoi(positional[1].c_str()),
               std::atoi(positional[2].c_str())};
   if (shape.m <= 0 || shape.n <= 0 || shape.k <= 0) return usage("M, N and K must be positive");
+  // The per-run list order (on top of the per-round shuffle), then the sentinel's copy last.
+  g_order_seed = opt.order_seed;
+  if (g_order_seed == 0) {
+    auto ticks = std::chrono::high_resolution_clock::now().time_since_epoch().count();
+    g_order_seed = static_cast<unsigned>((ticks ^ (ticks >> 32) ^ getpid()) & 0x7fffffff);
+    if (g_order_seed == 0) g_order_seed = 1;
+  }
+  {
+    uint64_t rng = 0xD1B54A32D192ED03ull * (uint64_t(g_order_seed) + 1);
+    for (size_t i = config_texts.size(); i > 1; --i) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      std::swap(config_texts[i - 1], config_texts[rng % i]);
+    }
+  }
+  const bool with_sentinel = opt.sentinel && config_texts.size() >= 1;
+  if (with_sentinel) config_texts.push_back(config_texts.front());
   std::vector<Config> configs(config_texts.size());
   bool want_cublas = false;
   for (size_t i = 0; i < configs.size(); ++i) {
     if (!parse_config(config_texts[i], &configs[i]))
       return usage(("bad CONFIG " + config_texts[i]).c_str());
     want_cublas = want_cublas || configs[i].cublas;
+    configs[i].position = static_cast<int>(i);
+  }
+  if (with_sentinel) {
+    configs.front().sentinel = "first";
+    configs.back().sentinel = "last";
   }
 
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM}) signal(sig, on_fatal_signal);
@@ -937,9 +1005,10 @@ int main(int argc, char** argv) {
     std::fprintf(rounds_out, "%s\n", kRoundColumns);
     std::fflush(rounds_out);
   }
-  note("shape %dx%dx%d, %d pool slots of %zu bytes (L2 %zu bytes), %zu configs, graph %d",
+  note("shape %dx%dx%d, %d pool slots of %zu bytes (L2 %zu bytes), %zu configs, graph %d, "
+       "order seed %u, sentinel %s",
        shape.m, shape.n, shape.k, pool.slots, pool.slot_bytes, l2, configs.size(),
-       opt.graph ? 1 : 0);
+       opt.graph ? 1 : 0, g_order_seed, with_sentinel ? configs.front().text.c_str() : "none");
 
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
@@ -1021,7 +1090,7 @@ int main(int argc, char** argv) {
         continue;
       }
       if (c.cublas_rank >= static_cast<int>(lt.algos.size())) {
-        emit_status(c, shape, "cannot_implement");
+        emit_status(c, shape, "not_offered");  // the heuristic returned fewer algorithms
         continue;
       }
       c.cublas_algo = lt.describe(c.cublas_rank);
@@ -1106,33 +1175,54 @@ int main(int argc, char** argv) {
         if (capture(c, first)) clear_in_flight();
       }
     }
-    // Each configuration's first graph once, then one check that the stream is still fine.
-    for (Config* cp : timed)
-      if (cp->passed && cudaGraphLaunch(cp->graphs[0], stream) != cudaSuccess)
-        fail_config(*cp, "graph launch failed");
-    CUDA_OR_DIE(cudaStreamSynchronize(stream));
   }
 
-  // 2. heat: sustained load brings the clock down to where the timed rounds will run.
-  for (Config* first : timed) {
-    if (!first->passed) continue;
-    Config& c = *first;
-    set_in_flight(c, shape, opt.timeout_s + opt.heat_s);
+  // 2a. every configuration's graphs (each round's one) or launches once, untimed, in list
+  // order, so that no first launch (graph upload, lazy module load, cuBLASLt's first call)
+  // falls inside the timed rounds.
+  for (Config* cp : timed) {
+    Config& c = *cp;
+    if (!c.passed) continue;
+    set_in_flight(c, shape, opt.timeout_s, true);
+    if (opt.graph) {
+      for (cudaGraphExec_t g : c.graphs)
+        if (c.passed && cudaGraphLaunch(g, stream) != cudaSuccess)
+          fail_config(c, "graph launch failed");
+    } else {
+      for (int i = 0; i < opt.iters && c.passed; ++i) launch(c, pool.take());
+    }
+    if (c.passed && sync_or_die(c)) clear_in_flight();
+  }
+
+  // 2b. heat with the neutral load: sustained tensor-core work brings the clock down to where
+  // the timed rounds will run, and no candidate gets more launches than another.
+  if (opt.heat_s > 0) {
+    float* sink = nullptr;
+    CUDA_OR_DIE(cudaMalloc(&sink, 1024 * sizeof(float)));
+    const int blocks = prop.multiProcessorCount * 4;
+    int iters = 4096;
+    CUDA_OR_DIE(cudaEventRecord(start, stream));
+    heat_kernel<<<blocks, 256, 0, stream>>>(sink, iters);
+    CUDA_OR_DIE(cudaEventRecord(stop, stream));
+    CUDA_OR_DIE(cudaEventSynchronize(stop));
+    float probe_ms = 0.0f;
+    CUDA_OR_DIE(cudaEventElapsedTime(&probe_ms, start, stop));
+    if (probe_ms > 0) iters = std::max(64, static_cast<int>(iters * 2.0 / probe_ms));  // ~2 ms
     auto until = std::chrono::steady_clock::now() +
                  std::chrono::milliseconds(static_cast<long long>(opt.heat_s * 1000));
-    while (c.passed && std::chrono::steady_clock::now() < until) {
-      for (int i = 0; i < 20 && c.passed; ++i) {
-        if (opt.graph) {
-          if (cudaGraphLaunch(c.graphs[i % c.graphs.size()], stream) != cudaSuccess)
-            fail_config(c, "graph launch");
-        } else {
-          launch(c, pool.take());
-        }
-      }
-      if (c.passed) sync_or_die(c);
+    double heat_mhz = NAN, heat_watts = NAN;
+    while (std::chrono::steady_clock::now() < until) {
+      for (int i = 0; i < 10; ++i) heat_kernel<<<blocks, 256, 0, stream>>>(sink, iters);
+      CUDA_OR_DIE(cudaGetLastError());
+      CUDA_OR_DIE(cudaStreamSynchronize(stream));
     }
-    clear_in_flight();
-    break;
+    for (int i = 0; i < 10; ++i) heat_kernel<<<blocks, 256, 0, stream>>>(sink, iters);
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    nvml.sample(&heat_mhz, &heat_watts);
+    CUDA_OR_DIE(cudaStreamSynchronize(stream));
+    CUDA_OR_DIE(cudaFree(sink));
+    note("heat: %.2f s of the neutral load, last at %.0f MHz, %.0f W", opt.heat_s, heat_mhz,
+         heat_watts);
   }
 
   // 3. rounds.
@@ -1151,9 +1241,9 @@ int main(int argc, char** argv) {
     c.mhz.push_back(sample_mhz);
     c.watts.push_back(sample_watts);
     if (rounds_out)
-      std::fprintf(rounds_out, "%s,%d,%d,%d,%d,%d,%.6f,%s,%s,%.4f\n", c.text.c_str(), shape.m,
+      std::fprintf(rounds_out, "%s,%d,%d,%d,%d,%d,%.6f,%s,%s,%.4f,%d\n", c.text.c_str(), shape.m,
                    shape.n, shape.k, round, seq, ms, fmt("%.0f", sample_mhz).c_str(),
-                   fmt("%.1f", sample_watts).c_str(), now);
+                   fmt("%.1f", sample_watts).c_str(), now, c.position);
   };
   const size_t kInFlight = 64;  // replays queued ahead of the one being read back
   for (int r = 0; r < opt.rounds; ++r) {
@@ -1222,6 +1312,11 @@ int main(int argc, char** argv) {
   if (rounds_out) std::fclose(rounds_out);
 
   // 4. rows.
+  if (with_sentinel && configs.front().passed && configs.back().passed) {
+    double first = stats_of(configs.front()).median, last = stats_of(configs.back()).median;
+    if (first > 0) configs.front().sentinel_ratio = configs.back().sentinel_ratio = last / first;
+    note("position sentinel %s: last/first %.4f", configs.front().text.c_str(), last / first);
+  }
   for (Config* cp : timed) {
     Config& c = *cp;
     if (!c.passed) continue;

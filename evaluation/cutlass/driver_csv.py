@@ -44,8 +44,14 @@ STATUSES: tuple[str, ...] = (
     "unknown_kernel",
     "crashed",
     "timeout",
+    "not_offered",
 )
-"""``crashed``/``timeout`` are written for the configuration in flight when the driver dies."""
+"""``crashed``/``timeout`` are written for the configuration in flight when the driver dies;
+``not_offered``: a ``cublas:algo<i>`` beyond what cuBLASLt's heuristic returned for the shape
+(not a failure)."""
+SENTINEL_COPY = "last"
+"""The ``sentinel`` column of the position sentinel's second copy (config ``<text>@last``):
+not a row of the run; :mod:`benchspace.evaluation.study.position` reads it."""
 
 RASTERS: tuple[str, ...] = ("H", "M", "N")
 """Heuristic, along M, along N."""
@@ -240,6 +246,8 @@ def parse_output(text: str) -> BenchOutput:
         cells = next(csv.reader(io.StringIO(line)))
         if len(cells) != len(header):
             malformed.append(line)
+            continue
+        if "sentinel" in header and cells[header.index("sentinel")] == SENTINEL_COPY:
             continue
         rows.append(_row(dict(zip(header, cells, strict=True)), line))
     return BenchOutput(rows=tuple(rows), header_seen=True, malformed=tuple(malformed))

@@ -137,10 +137,17 @@ def run_driver(
             rc = -9
         lines = [line for line in out.splitlines() if line.strip()]
         got = list(csv.DictReader(lines)) if lines and lines[0].startswith("config,") else []
+        # Driver 3's position sentinel: its copy (config <text>@last) is not a row of the
+        # dataset; the first copy's row keeps sentinel_ratio for the position check.
+        last = {r.get("position") for r in got if r.get("sentinel") == "last"}
+        got = [r for r in got if r.get("sentinel") != "last"]
         summary += got
         if rounds_path.exists():
             with rounds_path.open() as handle:
-                rounds += [r for r in csv.DictReader(handle) if r.get("t_s")]
+                rounds += [
+                    r for r in csv.DictReader(handle)
+                    if r.get("t_s") and (r.get("position") is None or r["position"] not in last)
+                ]  # fmt: skip
         note = [line for line in err.splitlines() if "cuBLASLt" in line][:1]
         log(f"  {len(left)} configs rc={rc} rows={len(got)} {' '.join(note)}")
         if rc == 0:

@@ -50,6 +50,7 @@ DESCRIBE = {
         "unknown_kernel",
         "crashed",
         "timeout",
+        "not_offered",
     ],
     "raster": ["H", "M", "N"],
     "swizzle": [1, 2, 4, 8],

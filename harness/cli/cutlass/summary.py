@@ -11,7 +11,11 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from benchspace.evaluation.cutlass.dataset_read import DATASET_HELP, load_dataset
+from benchspace.evaluation.cutlass.dataset_read import (
+    DATASET_HELP,
+    load_dataset,
+    resolve_dataset_path,
+)
 from benchspace.evaluation.cutlass.shape_file import SHIPPED, load_shape_classes
 from benchspace.evaluation.study.summary import summarise
 from benchspace.evaluation.study.summary_format import render_summary, summary_title
@@ -34,6 +38,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the summary."""
+    folder = resolve_dataset_path(args.dataset)
+    if any(folder.glob("timing_rows_*.csv.gz")):
+        # The timing-protocol runs (position sentinel, timing modes, confirmed K curve).
+        from benchspace.evaluation.study.timing_summary import timing_summary
+
+        print(timing_summary(folder))
+        return 0
     dataset = load_dataset(args.dataset)
     classes = None
     if dataset.has_rounds:

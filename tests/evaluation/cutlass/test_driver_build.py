@@ -47,10 +47,12 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_describe_lists_the_readers_columns(driver: Path) -> None:
     out = subprocess.run([str(driver), "--describe"], capture_output=True, text=True, check=True)
     described = json.loads(out.stdout)
-    assert described["version"] == 2 and described["abi_version"] == 2
+    assert described["version"] == 3 and described["abi_version"] == 2
     columns = described["columns"].split(",")
     assert columns[: len(COLUMNS)] == list(COLUMNS)
     assert {"splits", "decomposition", "ms_median", "cublas_algo"} <= set(columns)
+    assert {"position", "sentinel", "sentinel_ratio", "order_seed"} <= set(columns)
+    assert "not_offered" in described["statuses"]
     assert described["round_columns"].startswith("config,M,N,K,round,seq,ms")
 
 
