@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import platform
-import re
 import sys
 from collections.abc import Callable
 from dataclasses import replace
@@ -15,6 +15,7 @@ from benchspace.harness.cli.numbers import count, non_negative, seconds
 from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.execute.affinity import available_cpus, place
 from benchspace.harness.execute.executor import Executor, LocalExecutor
+from benchspace.harness.execute.gpus import RETIRE_AFTER, nvidia_smi_uuids, parse_gpus
 from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from benchspace.harness.execute.probe import probe_bench
 from benchspace.harness.execute.progress import Progress
@@ -56,7 +57,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
     )
     parser.add_argument(
-        "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
+        "--gpus",
+        default="",
+        help="comma list of GPU ids, or 'all' (CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi "
+        "lists, by UUID): one worker per GPU, pinned",
     )
     parser.add_argument(
         "--cpus-per-job",
@@ -278,6 +282,12 @@ def run(args: argparse.Namespace) -> int:
         close = getattr(executor, "close", None)
         if close is not None:
             close()
+    for gpu in getattr(executor, "retired_gpus", []):
+        print(
+            f"warning: GPU {gpu} retired after {RETIRE_AFTER} jobs in a row failed on it and "
+            "passed on another GPU (those rows say retried_after_gpu)",
+            file=sys.stderr,
+        )
     _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)
@@ -292,19 +302,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
-"""What CUDA_VISIBLE_DEVICES takes: an index, or a GPU or MIG UUID."""
-
-
 def _gpus(text: str) -> list[str]:
-    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
-    gpus = [g.strip() for g in text.split(",") if g.strip()]
-    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
-    if bad:
-        raise UsageError(
-            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
-        )
-    return gpus
+    """The ids of ``--gpus`` (a list, or ``all``); a usage error for one CUDA would not know."""
+    return parse_gpus(text, os.environ, nvidia_smi_uuids)
 
 
 def _validate(
