@@ -135,6 +135,8 @@ def spell_modes(argv: Sequence[str]) -> list[str]:
     if len(args) >= 3 and args[0] == "cutlass" and (args[1], args[2]) in MODES:
         args[2] = MODES[(args[1], args[2])]
     return args
+
+
 def misspelt_option(parser: argparse.ArgumentParser, args_list: Sequence[str]) -> str | None:
     """``unrecognized option --spcae; did you mean --space?`` for the first ``--option`` the
     chosen subcommand does not know (nor abbreviates) and that is close to one it does; None

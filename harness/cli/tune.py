@@ -10,6 +10,7 @@ from typing import Any
 
 from benchspace.harness.cli.numbers import count, non_negative, seconds
 from benchspace.harness.cli.race_args import add_race_arguments, race_options
+from benchspace.harness.execute.gpus import RETIRE_AFTER
 from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE
 from benchspace.harness.plan import Sampler
 from benchspace.harness.profiles.model import Profile
@@ -56,7 +57,10 @@ def _executor_arguments(parser: argparse.ArgumentParser) -> None:
         "--jobs", type=count(1, 4096), default=1, help="invocations at once (CPU benches)"
     )
     parser.add_argument(
-        "--gpus", default="", help="comma list of GPU ids: one worker per GPU, pinned"
+        "--gpus",
+        default="",
+        help="comma list of GPU ids, or 'all' (CUDA_VISIBLE_DEVICES, else every GPU nvidia-smi "
+        "lists, by UUID): one worker per GPU, pinned",
     )
     parser.add_argument(
         "--cpus-per-job",
@@ -270,6 +274,12 @@ def run(args: argparse.Namespace) -> int:
     _summary(
         outcome.profile, result.out, result.store, outcome.executed, outcome.cached, outcome.skipped
     )
+    for gpu in result.retired_gpus:
+        print(
+            f"warning: GPU {gpu} retired after {RETIRE_AFTER} jobs in a row failed on it and "
+            "passed on another GPU (those rows say retried_after_gpu)",
+            file=sys.stderr,
+        )
     if outcome.built or outcome.reused:
         print(f"{outcome.built} variants built, {outcome.reused} from the store")
     if outcome.missing:

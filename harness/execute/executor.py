@@ -17,6 +17,7 @@ from typing import Protocol
 from benchspace.harness.errors import UsageError
 from benchspace.harness.execute.affinity import CpuSet, format_cpus
 from benchspace.harness.execute.batch import Batch, execute_batch
+from benchspace.harness.execute.gpus import GpuPool, all_bad
 from benchspace.harness.execute.invoke import Invocation
 from benchspace.harness.execute.process import Process, outcome_of, run_invocation
 from benchspace.harness.measurement import Measurement
@@ -48,7 +49,10 @@ def pin(job: Job, gpu: str) -> Job:
 
     def one(inv: Invocation) -> Invocation:
         env = {**inv.extra_env, "CUDA_VISIBLE_DEVICES": gpu}
-        return replace(inv, extra_env=env, device=f"{inv.device or 'gpu'}:{gpu}")
+        # The row names the GPU it ran on: "<GPU name>:<id>", or "gpu:<id>" where the sweep
+        # found no GPU name (never "cpu:<id>").
+        base = inv.device if inv.device and inv.device != "cpu" else "gpu"
+        return replace(inv, extra_env=env, device=f"{base}:{gpu}")
 
     if isinstance(job, Batch):
         return replace(job, members=tuple(one(m) for m in job.members))
@@ -74,9 +78,7 @@ class LocalExecutor:
             raise UsageError(f"--jobs: {jobs} must be at least 1")
         self.gpus = list(gpus)
         self.jobs = len(self.gpus) if self.gpus else jobs
-        self._free: queue.SimpleQueue[str] = queue.SimpleQueue()
-        for gpu in self.gpus:
-            self._free.put(gpu)
+        self.pool = GpuPool(self.gpus)
         # CPU workers of a parallel sweep each own a core set (see harness.execute.affinity).
         self._cpu_sets: queue.SimpleQueue[CpuSet] = queue.SimpleQueue()
         self._pinned = bool(cpu_sets) and not self.gpus and self.jobs > 1
@@ -92,11 +94,40 @@ class LocalExecutor:
                 self._cpu_sets.put(cpus)
         if not self.gpus:
             return run_job(job)
-        gpu = self._free.get()
+        return self._run_on_gpu(job)
+
+    def _run_on_gpu(self, job: Job) -> list[Measurement]:
+        # One process per GPU at a time; a job that fails on one GPU runs once more on
+        # another, which tells a bad GPU from a bad configuration (harness.execute.gpus).
+        gpu = self.pool.take()
         try:
-            return run_job(pin(job, gpu))
+            result = run_job(pin(job, gpu))
+            if not all_bad([m.status for m in result]):
+                self.pool.passed(gpu)
+                return result
+            other = self.pool.take_other(gpu)
+            if other is None:
+                return result
+            try:
+                again = run_job(pin(job, other))
+            finally:
+                self.pool.give(other)
+            if all_bad([m.status for m in again]):
+                return result
+            self.pool.passed(other)
+            self.pool.failed_alone(gpu)
         finally:
-            self._free.put(gpu)
+            self.pool.give(gpu)
+        first = result[0].status
+        return [
+            replace(m, extra={**m.extra, "retried_after_gpu": gpu, "first_status": first})
+            for m in again
+        ]
+
+    @property
+    def retired_gpus(self) -> list[str]:
+        """GPUs taken out of the sweep for failing ``RETIRE_AFTER`` jobs in a row alone."""
+        return list(self.pool.retired)
 
     def run(self, jobs: Iterable[Job]) -> Iterator[list[Measurement]]:
         """Run with at most ``jobs`` processes in flight, in submission order."""

@@ -9,6 +9,7 @@ catalogue) comes in as :class:`TuneHooks`, so the core keeps importing neither.
 
 from __future__ import annotations
 
+import os
 import platform
 import re
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from typing import Any, Literal
 from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.execute.affinity import available_cpus, place
 from benchspace.harness.execute.executor import Executor, LocalExecutor
+from benchspace.harness.execute.gpus import nvidia_smi_uuids, parse_gpus
 from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
 from benchspace.harness.execute.probe import probe_bench
 from benchspace.harness.execute.progress import Progress
@@ -130,6 +132,8 @@ class TuneResult:
     out: Path | None = None
     store: Path | None = None
     failures_allowed: bool = False
+    retired_gpus: tuple[str, ...] = ()
+    """GPUs taken out of the sweep for failing alone (harness/execute/gpus.py)."""
     plan_lines: tuple[str, ...] = ()
     """``--plan``'s lines about variants to build (compile-time parameters)."""
 
@@ -139,14 +143,8 @@ GPU_ID = re.compile(r"[0-9]+|(GPU|MIG)-[0-9A-Za-z/-]+")
 
 
 def gpu_ids(text: str) -> list[str]:
-    """The ids of ``--gpus``; a usage error for one CUDA would not know (it would hide GPUs)."""
-    gpus = [g.strip() for g in text.split(",") if g.strip()]
-    bad = [g for g in gpus if not GPU_ID.fullmatch(g)]
-    if bad:
-        raise UsageError(
-            f"--gpus: {bad[0]!r} is not a GPU id; write indices such as 0,1 (or GPU-/MIG- UUIDs)"
-        )
-    return gpus
+    """The ids of ``--gpus`` (a list, or ``all``); a usage error for one CUDA would not know."""
+    return parse_gpus(text, os.environ, nvidia_smi_uuids)
 
 
 def _default(space: Space, key: str, fallback: str) -> str:
@@ -303,4 +301,5 @@ def run_tune(request: TuneRequest, hooks: TuneHooks) -> TuneResult:
         out=options.out,
         store=options.store,
         failures_allowed=request.allow_failures,
+        retired_gpus=tuple(getattr(executor, "retired_gpus", ())),
     )
