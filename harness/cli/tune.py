@@ -98,6 +98,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--rerun", action="store_true", help="ignore the store's cache")
     parser.add_argument(
+        "--allow-other-host",
+        action="store_true",
+        help="reuse stored measurements made on another host (default: measure them again)",
+    )
+    parser.add_argument(
         "--validate", action="store_true", help="one cheap invocation per bench, then exit"
     )
     parser.add_argument(
@@ -235,6 +240,8 @@ def run(args: argparse.Namespace) -> int:
         skip_missing=args.skip_missing,
         allow_failures=args.allow_failures,
         rerun=args.rerun,
+        # Dask rows name the worker that measured them: the scheduler places the work.
+        allow_other_host=args.allow_other_host or bool(args.dask),
         benches=tuple(args.bench),
         command=("benchspace", "tune", *sys.argv[2:])
         if sys.argv[1:2] == ["tune"]
@@ -278,6 +285,8 @@ def run(args: argparse.Namespace) -> int:
         close = getattr(executor, "close", None)
         if close is not None:
             close()
+    for note in outcome.notes:
+        print(note, file=sys.stderr)
     _summary(outcome.profile, out, store, outcome.executed, outcome.cached, outcome.skipped)
     if outcome.missing:
         print(f"missing executables: {', '.join(outcome.missing)}", file=sys.stderr)

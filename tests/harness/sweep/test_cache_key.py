@@ -12,10 +12,6 @@ from typing import Any
 
 import pytest
 
-pytestmark = pytest.mark.xfail(
-    reason="the cache key ignores case, reader, timeout and host", strict=True
-)
-
 from benchspace.harness.cli import main
 
 
@@ -94,7 +90,7 @@ def test_changed_metric_measures_again(
     assert code == 0
     assert "2 invocations run, 0 from the store" in out
     first = write_space([_bench([_case(64)])], name="again.json")
-    code, back, out, _ = _tune(first, fake_build, capsys)
+    _, back, out, _ = _tune(first, fake_build, capsys)
     assert "0 invocations run, 2 from the store" in out
     new = {m["params"]["block"]: m["median"] for m in profile["results"][0]["measurements"]}
     old = {m["params"]["block"]: m["median"] for m in back["results"][0]["measurements"]}
@@ -106,7 +102,7 @@ def test_changed_row_measures_again(
 ) -> None:
     assert _tune(write_space([_bench([_case(64)])]), fake_build, capsys)[0] == 0
     space = write_space([_bench([_case(64)], row="BM_")])
-    code, _, out, _ = _tune(space, fake_build, capsys)
+    _, _, out, _ = _tune(space, fake_build, capsys)
     assert "2 invocations run, 0 from the store" in out
 
 
