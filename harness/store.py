@@ -198,6 +198,8 @@ class Store:
             self._db.execute(_INSERT, _values(m))
         except sqlite3.OperationalError as exc:  # a full disk, a read-only or vanished file
             raise _not_recorded(self.path, exc) from None
+        except sqlite3.DatabaseError as exc:  # a damaged page, a constraint that is not ours
+            raise damaged_file(self.path, exc) from None
         self._logged()
 
     def add_many(self, ms: Sequence[Measurement]) -> None:
@@ -216,15 +218,23 @@ class Store:
             self._db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             raise _not_recorded(self.path, exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
         self._logged(len(ms))
+
+    def _read(self, query: str, args: tuple[object, ...]) -> Iterator[Measurement]:
+        try:
+            cursor = self._db.execute(query, args)
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
+        return _rows(self.path, cursor)
 
     def find(self, key: str) -> Measurement | None:
         """The most recent attempt with this cache key, if any."""
-        row = self._db.execute(self._find_query, (key,)).fetchone()
-        return None if row is None else _measurement(row)
+        return next(self._read(self._find_query, (key,)), None)
 
     _find_query = (
-        f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? "
+        f"SELECT id, {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? "
         "AND status != 'unavailable' ORDER BY id DESC LIMIT 1"
     )
     """An ``unavailable`` attempt (the executable could not start) is never a cache hit."""
@@ -233,24 +243,26 @@ class Store:
         """Per cache key, the bench's most recent attempt that can be a cache hit (what
         ``find`` answers, for every key of the bench in one query)."""
         query = (
-            f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) FROM "
+            f"SELECT id, {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) FROM "
             "attempts WHERE bench = ? AND status != 'unavailable' GROUP BY cache_key)"
         )
-        return {str(row[0]): _measurement(row) for row in self._db.execute(query, (bench,))}
+        return {m.cache_key: m for m in self._read(query, (bench,))}
 
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""
-        query = f"SELECT {', '.join(_COLUMNS)} FROM attempts"
+        query = f"SELECT id, {', '.join(_COLUMNS)} FROM attempts"
         args: tuple[str, ...] = ()
         if bench is not None:
             query += " WHERE bench = ?"
             args = (bench,)
-        for row in self._db.execute(query + " ORDER BY id", args):
-            yield _measurement(row)
+        yield from self._read(query + " ORDER BY id", args)
 
     def count(self) -> int:
         """Number of attempts recorded."""
-        return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        try:
+            return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
 
 
 CHECKPOINT_ROWS = 256
@@ -300,6 +312,37 @@ class _Checkpointer:
             db.close()
 
 
+DAMAGED_FIX = "re-run with --rerun (measures again) or pass a new --store"
+
+
+class _Damaged(Exception):
+    """A stored value that is not what the column holds (the row is named by the caller)."""
+
+
+def damaged_row(path: Path, row_id: object, what: str) -> ProfileError:
+    """The one line for a row that cannot be read."""
+    return ProfileError(
+        f"{path}: table attempts, row {row_id}: {what}; the store is damaged: {DAMAGED_FIX}"
+    )
+
+
+def damaged_file(path: Path, exc: sqlite3.Error) -> ProfileError:
+    """The one line for a store SQLite cannot read (a zeroed or torn page)."""
+    return ProfileError(f"{path}: table attempts: the file is damaged ({exc}); {DAMAGED_FIX}")
+
+
+def _rows(path: Path, cursor: Iterator[tuple[Any, ...]]) -> Iterator[Measurement]:
+    """Measurements of ``(id, *columns)`` rows; damage is one ProfileError naming the row."""
+    try:
+        for row in cursor:
+            try:
+                yield _measurement(row[1:])
+            except _Damaged as exc:
+                raise damaged_row(path, row[0], str(exc)) from None
+    except sqlite3.DatabaseError as exc:
+        raise damaged_file(path, exc) from None
+
+
 def _measurement(row: tuple[Any, ...]) -> Measurement:
     (
         cache_key, bench, case_index, phase, params, argv, env, exe_sha256, status, value,
@@ -311,41 +354,83 @@ def _measurement(row: tuple[Any, ...]) -> Measurement:
         # Words every row of a sweep repeats are kept once (a store of 10^6 rows is read
         # whole by an unchanged re-run).
         bench=sys.intern(str(bench)),
-        case_index=int(str(case_index)),
+        case_index=_int("case_index", case_index),
         phase=sys.intern(str(phase)),
-        params=_loads(params),
-        argv=tuple(map(sys.intern, _loads(argv))),
-        env=_loads(env),
+        params=_object("params", params),
+        argv=tuple(map(sys.intern, _texts("argv", argv))),
+        env=_env(env),
         exe_sha256=sys.intern(str(exe_sha256)),
-        status=_status(str(status)),
-        value=None if value is None else float(str(value)),
-        spread=None if spread is None else float(str(spread)),
+        status=_status(status),
+        value=_number("value", value),
+        spread=_number("spread", spread),
         row=None if row_name is None else str(row_name),
-        repeat=int(str(repeat)),
-        returncode=None if returncode is None else int(str(returncode)),
+        repeat=_int("repeat", repeat),
+        returncode=None if returncode is None else _int("returncode", returncode),
         stdout_tail=str(stdout_tail),
         stderr_tail=str(stderr_tail),
         error=str(error),
-        duration_s=float(str(duration_s)),
+        duration_s=_number("duration_s", duration_s) or 0.0,
         started_at=sys.intern(str(started_at)),
         host=sys.intern(str(host)),
         device=sys.intern(str(device)),
-        extra=_loads(extra),
+        extra=_object("extra", extra),
     )
 
 
-def _loads(text: object) -> Any:
+def _int(column: str, value: object) -> int:
+    if type(value) is int:
+        return value
+    raise _Damaged(f"{column} {value!r} is not an integer")
+
+
+def _number(column: str, value: object) -> float | None:
+    if value is None:
+        return None
+    if type(value) is float or type(value) is int:
+        return float(value)
+    raise _Damaged(f"{column} {value!r} is not a number")
+
+
+def _loads(column: str, text: object) -> Any:
     # Most rows have no environment overrides and no extras: skip the parser for those.
-    text = str(text)
     if text == "{}":
         return {}
     if text == "[]":
         return []
-    return json.loads(text)
+    if not isinstance(text, str):
+        raise _Damaged(f"{column} is not JSON text")
+    try:
+        return json.loads(text)
+    except ValueError as exc:
+        msg = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+        raise _Damaged(f"{column} is not JSON ({msg})") from None
 
 
-def _status(text: str) -> Status:
+def _object(column: str, text: object) -> dict[str, Any]:
+    value = _loads(column, text)
+    if not isinstance(value, dict):
+        raise _Damaged(f"{column} is not a JSON object")
+    return value
+
+
+def _texts(column: str, text: object) -> list[str]:
+    value = _loads(column, text)
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _Damaged(f"{column} is not a JSON list of strings")
+    return value
+
+
+def _env(text: object) -> dict[str, str | None]:
+    value = _loads("env", text)
+    if not isinstance(value, dict) or not all(
+        v is None or isinstance(v, str) for v in value.values()
+    ):
+        raise _Damaged("env is not a JSON object of strings")
+    return value
+
+
+def _status(text: object) -> Status:
     for status in STATUSES:
         if status == text:
             return status
-    raise ProfileError(f"store row has unknown status {text!r}")
+    raise _Damaged(f"unknown status {text!r} (known: {', '.join(STATUSES)})")

@@ -14,7 +14,6 @@ from benchspace.harness.errors import ProfileError
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.store import Store
 
-pytestmark = pytest.mark.xfail(reason="store damage is a traceback", strict=True)
 FIX = "re-run with --rerun (measures again) or pass a new --store"
 
 
@@ -51,7 +50,8 @@ def _damage(path: Path, sql: str) -> None:
          "argv is not a JSON list of strings"),
         ("UPDATE attempts SET env = '{\"A\": 3}' WHERE id = 2",
          "env is not a JSON object of strings"),
-        ("UPDATE attempts SET case_index = 'abc' WHERE id = 2", "case_index 'abc' is not an integer"),
+        ("UPDATE attempts SET case_index = 'abc' WHERE id = 2",
+         "case_index 'abc' is not an integer"),
         ("UPDATE attempts SET value = 'fast' WHERE id = 2", "value 'fast' is not a number"),
         ("UPDATE attempts SET status = 'great' WHERE id = 2",
          "unknown status 'great' (known: ok, failed, crashed, timeout, parse_error, missing, "
