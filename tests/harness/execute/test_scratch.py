@@ -9,8 +9,6 @@ import pytest
 
 from benchspace.harness.execute import scratch
 
-pytestmark = pytest.mark.xfail(reason="a leftover name is File exists", strict=True)
-
 
 def test_a_leftover_with_our_pid_is_stepped_over(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
