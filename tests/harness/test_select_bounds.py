@@ -9,8 +9,6 @@ import pytest
 
 from benchspace.harness.cli import main
 
-pytestmark = pytest.mark.xfail(reason="select takes any dimension and --top", strict=True)
-
 
 @pytest.mark.parametrize(
     ("argv", "message"),
