@@ -279,6 +279,70 @@ def store_rows(base: Path) -> list[list[str]]:
     return rows
 
 
+def _space(lab: Lab, cases: list[int], **over: object) -> None:
+    bench = {
+        "bench": "fault", "exe": "fault_benchmark", "reader": "csv",
+        "metric": "Time (µs) / matrix", "arg_spec": ["n", "block"],
+        "cases": [{"fixed": {"n": n}, "tune": {"block": [8, 16]}} for n in cases], **over,
+    }  # fmt: skip
+    (lab.root / "space.json").write_text(json.dumps({"spaces": [bench]}))
+
+
+def _sql(path: Path, *statements: str) -> None:
+    db = sqlite3.connect(path)
+    for statement in statements:
+        db.execute(statement)
+    db.commit()
+    db.close()
+
+
+def input_rows(base: Path) -> list[list[str]]:
+    """A space or store changed between two sweeps: what the second sweep does."""
+    edits = [
+        ("cases swapped in the space", lambda lab: _space(lab, [256, 64]), ()),
+        ("a case removed from the space", lambda lab: _space(lab, [256]), ()),
+        ("metric changed", lambda lab: _space(lab, [64, 256], metric="avg_ms"), ()),
+        ("store from another host", lambda lab: _sql(lab.store, "UPDATE attempts SET host='x'"),
+         ()),
+        ("another host, --allow-other-host",
+         lambda lab: _sql(lab.store, "UPDATE attempts SET host='x'"), ("--allow-other-host",)),
+        ("non-JSON params in the store",
+         lambda lab: _sql(lab.store, "UPDATE attempts SET params='{' WHERE id=2"), ()),
+        ("unknown status in the store",
+         lambda lab: _sql(lab.store, "UPDATE attempts SET status='great' WHERE id=3"), ()),
+        ("foreign trigger in the store", lambda lab: _sql(
+            lab.store, "CREATE TRIGGER t BEFORE INSERT ON attempts BEGIN SELECT RAISE(ABORT, "
+            "'no'); END"), ()),
+    ]  # fmt: skip
+    rows = []
+    for index, (name, edit, extra) in enumerate(edits):
+        lab = Lab(base / f"input-{index}")
+        lab.setup()
+        _space(lab, [64, 256])
+        first = subprocess.run(lab.argv(1, 10), env=lab.env(None), cwd=ROOT, capture_output=True,
+                               text=True)  # fmt: skip
+        before = lab.runs()
+        edit(lab)
+        run = subprocess.run([*lab.argv(1, 10), *extra], env=lab.env(None), cwd=ROOT,
+                             capture_output=True, text=True)  # fmt: skip
+        lines = [x for x in run.stderr.strip().splitlines() if x]
+        said = lines[-1][:110] if lines else ""
+        shown = profile_cases(lab) if run.returncode == 0 else "no profile change"
+        rows.append([
+            name, "serial", f"first exit {first.returncode}, then ran {lab.runs() - before}",
+            shown, said, str(run.returncode), "YES" if "Traceback" in run.stderr else "no",
+            lab.leftovers(0),
+        ])  # fmt: skip
+    return rows
+
+
+def profile_cases(lab: Lab) -> str:
+    """Per case of the profile, the n its argv names (a misfiled value shows a wrong n)."""
+    data = json.loads((lab.root / "profile.json").read_text())
+    got = sorted({(m["case_index"], m["argv"][-2]) for m in data["results"][0]["measurements"]})
+    return ", ".join(f"case {c}: n={n}" for c, n in got)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", nargs="*", default=[], help="fault keys (crash, rtsig ...)")
@@ -304,6 +368,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                     print(" | ".join(table[-1]), file=sys.stderr, flush=True)
         if not args.only or "store" in args.only:
             table.extend(store_rows(base))
+        if not args.only or "inputs" in args.only:
+            table.extend(input_rows(base))
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in table:

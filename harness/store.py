@@ -13,15 +13,13 @@ from __future__ import annotations
 import contextlib
 import json
 import sqlite3
-import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any
 
 from benchspace.harness.errors import ProfileError
-from benchspace.harness.measurement import STATUSES, Measurement, Status
+from benchspace.harness.measurement import Measurement
 from benchspace.harness.store_check import (
     STORE_FORMAT,
     STORE_VERSION,
@@ -29,6 +27,7 @@ from benchspace.harness.store_check import (
     hold_lock,
     store_error,
 )
+from benchspace.harness.store_rows import damaged_file, read_rows
 from benchspace.harness.variants.records import insert_build, select_builds, upgrade_builds
 from benchspace.harness.variants.spec import BuildAttempt
 
@@ -221,6 +220,8 @@ class Store:
             self._db.execute(_INSERT, _values(m))
         except sqlite3.OperationalError as exc:  # a full disk, a read-only or vanished file
             raise _not_recorded(self.path, exc) from None
+        except sqlite3.DatabaseError as exc:  # a damaged page, a constraint that is not ours
+            raise damaged_file(self.path, exc) from None
         self._logged()
 
     def add_many(self, ms: Sequence[Measurement]) -> None:
@@ -239,15 +240,23 @@ class Store:
             self._db.execute("COMMIT")
         except sqlite3.OperationalError as exc:
             raise _not_recorded(self.path, exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
         self._logged(len(ms))
+
+    def _read(self, query: str, args: tuple[object, ...]) -> Iterator[Measurement]:
+        try:
+            cursor = self._db.execute(query, args)
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
+        return read_rows(self.path, cursor)
 
     def find(self, key: str) -> Measurement | None:
         """The most recent attempt with this cache key, if any."""
-        row = self._db.execute(self._find_query, (key,)).fetchone()
-        return None if row is None else _measurement(row)
+        return next(self._read(self._find_query, (key,)), None)
 
     _find_query = (
-        f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? "
+        f"SELECT id, {', '.join(_COLUMNS)} FROM attempts WHERE cache_key = ? "
         "AND status != 'unavailable' ORDER BY id DESC LIMIT 1"
     )
     """An ``unavailable`` attempt (the executable could not start) is never a cache hit."""
@@ -256,24 +265,26 @@ class Store:
         """Per cache key, the bench's most recent attempt that can be a cache hit (what
         ``find`` answers, for every key of the bench in one query)."""
         query = (
-            f"SELECT {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) FROM "
+            f"SELECT id, {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) FROM "
             "attempts WHERE bench = ? AND status != 'unavailable' GROUP BY cache_key)"
         )
-        return {str(row[0]): _measurement(row) for row in self._db.execute(query, (bench,))}
+        return {m.cache_key: m for m in self._read(query, (bench,))}
 
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""
-        query = f"SELECT {', '.join(_COLUMNS)} FROM attempts"
+        query = f"SELECT id, {', '.join(_COLUMNS)} FROM attempts"
         args: tuple[str, ...] = ()
         if bench is not None:
             query += " WHERE bench = ?"
             args = (bench,)
-        for row in self._db.execute(query + " ORDER BY id", args):
-            yield _measurement(row)
+        yield from self._read(query + " ORDER BY id", args)
 
     def count(self) -> int:
         """Number of attempts recorded."""
-        return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        try:
+            return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
 
 
 CHECKPOINT_ROWS = 256
@@ -321,54 +332,3 @@ class _Checkpointer:
                         db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
         finally:
             db.close()
-
-
-def _measurement(row: tuple[Any, ...]) -> Measurement:
-    (
-        cache_key, bench, case_index, phase, params, argv, env, exe_sha256, status, value,
-        spread, row_name, repeat, returncode, stdout_tail, stderr_tail, error, duration_s,
-        started_at, host, device, extra,
-    ) = row  # fmt: skip
-    return Measurement(
-        cache_key=str(cache_key),
-        # Words every row of a sweep repeats are kept once (a store of 10^6 rows is read
-        # whole by an unchanged re-run).
-        bench=sys.intern(str(bench)),
-        case_index=int(str(case_index)),
-        phase=sys.intern(str(phase)),
-        params=_loads(params),
-        argv=tuple(map(sys.intern, _loads(argv))),
-        env=_loads(env),
-        exe_sha256=sys.intern(str(exe_sha256)),
-        status=_status(str(status)),
-        value=None if value is None else float(str(value)),
-        spread=None if spread is None else float(str(spread)),
-        row=None if row_name is None else str(row_name),
-        repeat=int(str(repeat)),
-        returncode=None if returncode is None else int(str(returncode)),
-        stdout_tail=str(stdout_tail),
-        stderr_tail=str(stderr_tail),
-        error=str(error),
-        duration_s=float(str(duration_s)),
-        started_at=sys.intern(str(started_at)),
-        host=sys.intern(str(host)),
-        device=sys.intern(str(device)),
-        extra=_loads(extra),
-    )
-
-
-def _loads(text: object) -> Any:
-    # Most rows have no environment overrides and no extras: skip the parser for those.
-    text = str(text)
-    if text == "{}":
-        return {}
-    if text == "[]":
-        return []
-    return json.loads(text)
-
-
-def _status(text: str) -> Status:
-    for status in STATUSES:
-        if status == text:
-            return status
-    raise ProfileError(f"store row has unknown status {text!r}")

@@ -71,6 +71,14 @@ def check_store(path: Path, columns: Sequence[str]) -> bool:
                 f"{path}: not a benchspace measurement store (an SQLite database without its "
                 f"meta and attempts tables); {_FIX}"
             )
+        triggers = sorted(
+            str(r[0]) for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        )
+        if triggers:  # benchspace makes none: one would change or refuse what a sweep writes
+            raise ProfileError(
+                f"{path}: table attempts has a trigger benchspace did not make "
+                f"({', '.join(triggers)}); the store is damaged: pass a new --store"
+            )
         have = {str(r[1]) for r in db.execute("PRAGMA table_info(attempts)")}
         lacking = [c for c in ("id", *columns) if c not in have]
         if lacking:

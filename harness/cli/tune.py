@@ -108,6 +108,11 @@ def _sweep_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
+        "--allow-other-host",
+        action="store_true",
+        help="reuse stored measurements made on another host (default: measure them again)",
+    )
+    parser.add_argument(
         "--validate", action="store_true", help="one cheap invocation per bench, then exit"
     )
     parser.add_argument(
@@ -206,6 +211,8 @@ def request_from(args: argparse.Namespace) -> TuneRequest:
         rerun=args.rerun,
         build_jobs=args.build_jobs,
         build_isolation=args.build_isolation,
+        # Dask rows name the worker that measured them: the scheduler places the work.
+        allow_other_host=args.allow_other_host or bool(args.dask),
         validate=args.validate,
         include_incumbent=args.include_incumbent,
         hardware=args.hardware,
@@ -274,6 +281,8 @@ def run(args: argparse.Namespace) -> int:
     _summary(
         outcome.profile, result.out, result.store, outcome.executed, outcome.cached, outcome.skipped
     )
+    for note in outcome.notes:
+        print(note, file=sys.stderr)
     for gpu in result.retired_gpus:
         print(
             f"warning: GPU {gpu} retired after {RETIRE_AFTER} jobs in a row failed on it and "

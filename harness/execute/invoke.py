@@ -82,6 +82,10 @@ class Invocation:
     """The bench's direction."""
     stream: Stream = "stdout"
     """Which stream a reader without an output file reads (the space's ``stream``)."""
+    """The bench's direction (a time under ``min`` must be positive and finite)."""
+    fixed: Mapping[str, ParamValue] = field(default_factory=dict)
+    """The case's fixed values: part of what identifies a measurement even where no argument
+    carries them (two cases with one argv are two measurements)."""
     cpus: tuple[int, ...] = ()
     """Cores the process is pinned to (a parallel sweep's worker); empty: not pinned. Like
     ``extra_env``, not part of the configuration (nor of the cache key)."""
@@ -96,11 +100,17 @@ class Invocation:
 
     @cached_property
     def cache_key(self) -> str:
-        """sha256 of executable hash + argv + env overrides + repeat index."""
+        """sha256 of what decides the measured value: executable hash, argv, env overrides,
+        the case's fixed values (typed), the reader and its settings (metric, row, pattern),
+        and the repeat index. The host is checked apart (``Sweep``), the timeout too (a
+        cached timeout is run again under a longer one)."""
+        fixed = sorted((k, type(v).__name__, v) for k, v in self.fixed.items())
+        reading = [self.reader, self.metric, self.row, self.pattern]
         payload = json.dumps(
-            [self.exe_sha256, list(self.argv), sorted(self.env.items()), self.repeat],
+            [self.exe_sha256, list(self.argv), sorted(self.env.items()), self.repeat, fixed,
+             reading],
             sort_keys=True,
-        )
+        )  # fmt: skip
         return hashlib.sha256(payload.encode()).hexdigest()
 
 
@@ -185,4 +195,5 @@ def build_invocation(
         device=options.device,
         direction=bench.direction,
         build_dir=str(options.build_dir.absolute()) if str(options.build_dir) else "",
+        fixed=dict(case.fixed),
     )

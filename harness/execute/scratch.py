@@ -36,11 +36,18 @@ _SCRATCH_IDS = itertools.count()
 
 def make_scratch_dir() -> str:
     """A fresh, empty working directory for one invocation (cheaper than tempfile's: one
-    mkdir with a name unique to this process, no random retries)."""
+    mkdir with a name unique to this process). A name already taken is the leftover of a
+    killed process that had this PID (or of another PID namespace sharing the folder): it is
+    stepped over, never reused or removed."""
     root = scratch_root() or tempfile.gettempdir()
-    path = os.path.join(root, f"benchspace-{os.getpid()}-{next(_SCRATCH_IDS)}")
-    os.mkdir(path, 0o700)
-    return path
+    pid = os.getpid()
+    while True:
+        path = os.path.join(root, f"benchspace-{pid}-{next(_SCRATCH_IDS)}")
+        try:
+            os.mkdir(path, 0o700)
+        except FileExistsError:
+            continue
+        return path
 
 
 def remove_scratch_dir(path: str, known: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 
@@ -61,9 +61,19 @@ class Sweep:
     """Runs tasks through the store's cache and an executor, reporting progress."""
 
     def __init__(
-        self, store: Store, executor: Executor, progress: Progress, *, rerun: bool
+        self,
+        store: Store,
+        executor: Executor,
+        progress: Progress,
+        *,
+        rerun: bool,
+        host: str | None = None,
+        allow_other_host: bool = False,
     ) -> None:
         self.store = store
+        self.host = None if allow_other_host else host
+        """Stored attempts of another host are measured again (None: any host serves)."""
+        self.other_hosts: dict[str, int] = {}
         self.executor = executor
         self.progress = progress
         self.rerun = rerun
@@ -83,8 +93,15 @@ class Sweep:
             self._known = self.store.latest(inv.bench)
             self._known_bench = inv.bench
         hit = self._known.get(inv.cache_key)
+        if hit is None:
+            return None
+        if self.host is not None and hit.host and hit.host != self.host:
+            self.other_hosts[hit.host] = self.other_hosts.get(hit.host, 0) + 1
+            return None
+        if hit.status == "timeout" and inv.timeout_s > hit.duration_s:
+            return None  # the timeout decided it, and this one is longer
         unit = time_unit_of(inv.reader)
-        if hit is not None and (problem := stored_problem(hit, metric=inv.metric, unit=unit)):
+        if problem := stored_problem(hit, metric=inv.metric, unit=unit):
             # A stored value goes through the checks a fresh one does: measured again.
             self.progress.note(
                 f"measuring again: {inv.bench} case {inv.case_index} {dict(inv.params)}: the "
@@ -92,6 +109,18 @@ class Sweep:
             )
             return None
         return hit
+
+    def host_notes(self) -> list[str]:
+        """One line per other host whose stored attempts were measured again (since the last
+        call)."""
+        notes = []
+        for host, n in sorted(self.other_hosts.items()):
+            notes.append(
+                f"note: {self.store.path}: {n} stored measurements were made on host {host}, "
+                "not this one: measuring again (--allow-other-host reuses them)"
+            )
+        self.other_hosts.clear()
+        return notes
 
     def _record(self, ms: list[Measurement]) -> None:
         self.store.add_many(ms)
@@ -115,7 +144,9 @@ class Sweep:
         Unbatched invocations are built, looked up in the store and handed to the executor
         one at a time, as it asks for them: in a serial sweep that work happens while the
         previous benchmark runs."""
-        seen: list[tuple[str, str]] = []  # (cache key, phase): not the whole invocation
+        # (cache key, case, params, phase): what a stored attempt is re-stamped with, not the
+        # whole invocation.
+        seen: list[tuple[str, int, Mapping[str, object], str]] = []
         results: dict[str, Measurement] = {}
         queued: set[str] = set()
 
@@ -125,7 +156,7 @@ class Sweep:
             for planned in invocations:
                 inv = current_binary(planned)
                 key = inv.cache_key
-                seen.append((key, inv.phase))
+                seen.append((key, inv.case_index, inv.params, inv.phase))
                 if key in results or key in queued:
                     continue
                 hit = None if self.rerun else self._hit(inv)
@@ -157,14 +188,25 @@ class Sweep:
                         f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
                     )
                 self.progress.advance(m)
-        # A stored attempt can serve another phase (a pre-tune run is also a main-sweep
-        # configuration): it is reported under the phase that asked for it now.
-        return [_as_phase(results[key], phase) for key, phase in seen if key in results]
+        # A stored attempt is filed under the invocation that asks for it now: its case (a
+        # space edit may have moved or removed cases), its parameters and its phase (a
+        # pre-tune run is also a main-sweep configuration).
+        return [
+            _restamped(results[key], case, params, phase)
+            for key, case, params, phase in seen
+            if key in results
+        ]
 
 
 def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
-    return (x.bench, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat)
+    return (
+        x.bench, x.case_index, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat,
+    )  # fmt: skip
 
 
-def _as_phase(m: Measurement, phase: str) -> Measurement:
-    return m if m.phase == phase else replace(m, phase=phase)
+def _restamped(
+    m: Measurement, case_index: int, params: Mapping[str, object], phase: str
+) -> Measurement:
+    if m.case_index == case_index and m.phase == phase and m.params == params:
+        return m
+    return replace(m, case_index=case_index, params=dict(params), phase=phase)  # type: ignore[arg-type]

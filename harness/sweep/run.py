@@ -75,6 +75,8 @@ class TuneOptions:
     skip_missing: bool = False
     allow_failures: bool = False
     rerun: bool = False
+    allow_other_host: bool = False
+    """Reuse stored attempts made on another host (by default they are measured again)."""
     benches: tuple[str, ...] = ()
     command: tuple[str, ...] = ()
     extra_meta: Mapping[str, Any] = field(default_factory=dict)
@@ -103,6 +105,8 @@ class TuneOutcome:
     """Variants built by this sweep (compile-time parameters)."""
     reused: int = 0
     """Variants found in the store."""
+    notes: tuple[str, ...] = ()
+    """Lines for the user (stored attempts of another host measured again)."""
 
 
 def _repeats(bench: Bench, options: TuneOptions) -> int:
@@ -335,7 +339,14 @@ def tune(
     progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
     take_changes()  # only changes seen during this sweep are reported
     with Store(options.store, lock=True, on_wait=progress.note) as store:
-        sweep = Sweep(store, executor, progress, rerun=options.rerun)
+        sweep = Sweep(
+            store,
+            executor,
+            progress,
+            rerun=options.rerun,
+            host=options.run.host or None,
+            allow_other_host=options.allow_other_host,
+        )
         for bench in benches:
             result, state = tune_bench(bench, sweep, options)
             if state == "skipped":
@@ -354,6 +365,7 @@ def tune(
             write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
         builds = (sweep.builds_done, sweep.builds_reused)
+        notes = tuple(sweep.host_notes())
     failures = sum(len(r.failures) for r in results if r.bench not in missing)
     return TuneOutcome(
         profile=profile,
@@ -364,4 +376,5 @@ def tune(
         missing=tuple(missing),
         built=builds[0],
         reused=builds[1],
+        notes=notes,
     )

@@ -61,6 +61,8 @@ class TuneRequest:
     skip_missing: bool = False
     allow_failures: bool = False
     rerun: bool = False
+    allow_other_host: bool = False
+    """Reuse stored measurements made on another host."""
     build_jobs: int = 1
     """Variants (compile-time parameters) built at once, ahead of measurement."""
     build_isolation: str = "auto"
@@ -246,6 +248,7 @@ def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> Tune
             request.build_jobs, request.build_isolation, request.jobs, rebuild=request.rerun
         ),
         source_dir=space_root(space),
+        allow_other_host=request.allow_other_host,
         sampler=sampler,
         out=out,
         store=store,

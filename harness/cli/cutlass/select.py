@@ -7,6 +7,10 @@ import argparse
 from benchspace.evaluation.deploy.select import cublas_advice, rank_shape
 from benchspace.evaluation.deploy.select_format import render_ranking
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.harness.errors import UsageError
+
+MAX_DIM = 2**31
+"""CUTLASS takes GEMM dimensions as 32-bit integers."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +28,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Print the chosen kernel, then the top candidates with their scores."""
+    for name in ("M", "N", "K"):
+        if getattr(args, name) >= MAX_DIM:
+            raise UsageError(
+                f"{name} = {getattr(args, name)} must be below 2^31 (CUTLASS takes 32-bit "
+                "dimensions)"
+            )
+    if args.top < 1:
+        raise UsageError(f"--top: {args.top} must be at least 1")
     selector = load_selector(args.model)
     ranked = rank_shape(selector, args.M, args.N, args.K, args.layout)
     shape = (args.M, args.N, args.K)
