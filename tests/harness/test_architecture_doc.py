@@ -64,6 +64,6 @@ def test_every_module_the_doc_names_exists(folder: str) -> None:
 
 def test_the_check_bites() -> None:
     # A module left out of a section is reported: the section's text without one row.
-    body = _sections()["harness"].replace("`execute/readers.py`", "")
-    assert "execute/readers.py" in _modules("harness")
-    assert "execute/readers.py" not in _named(body)
+    body = _sections()["harness"].replace("`execute/process.py`", "")
+    assert "execute/process.py" in _modules("harness")
+    assert "execute/process.py" not in _named(body)
