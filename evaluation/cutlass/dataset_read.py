@@ -12,7 +12,7 @@ looked up under the shipped data (:data:`benchspace.evaluation.DATA_DIR`: ``h200
   tables, each ``<name>.csv.gz`` or ``<name>.csv``: one row per measured (shape, kernel, knobs,
   repeat) with its mean and spread; cuBLAS timed apart from the kernels.
 * Version 2 (``evaluation/data/h200/v2``): ``rounds_<call>_<split>.csv.gz`` (one row per
-  configuration and round, as ``scripts/device/measure_v2.py`` writes them, cuBLASLt among the
+  configuration and round, as ``scripts/device/measure_passes.py`` writes them, cuBLASLt among the
   configurations), ``rows_<call>_<split>.csv.gz`` (one row per configuration and run, failures
   included) and optionally ``kernels.csv.gz``.
 """
@@ -196,7 +196,7 @@ def read_v1(folder: Path) -> Tables:
 def _read_calls(folder: Path, prefix: str, required: tuple[str, ...]) -> pd.DataFrame:
     """Every ``<prefix>_<call>_<split>.csv.gz`` of the folder, with ``source`` and ``call``;
     ``run`` is prefixed with the call, so a shape measured again later is a run of its own."""
-    fix = "re-fetch it from the run (scripts/device/measure_v2.py writes these tables)"
+    fix = "re-fetch it from the run (scripts/device/measure_passes.py writes these tables)"
     frames = [
         read_table(path, required, fix, low_memory=False).assign(source=path.name)
         for path in sorted(folder.glob(f"{prefix}_*.csv.gz"))

@@ -1,7 +1,7 @@
 """Tune my shapes measured on the GPU: each K's pick timed in the oracle's own rounds.
 
 A shortlist (``benchspace cutlass tune-shapes``: per shape its ranked candidates) whose
-configurations were timed inside a v2 sweep of the same shape (``measure_v2.py --extra``: the
+configurations were timed inside a v2 sweep of the same shape (``measure_passes.py --extra``: the
 knob sweep of the shape's best kernels, the kernels measured for the first time, cuBLASLt
 and the shortlist, one driver run, interleaved rounds). Per shape and K:
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """On the CPU machine: what a top-up of dataset v2's evaluation shapes must time.
 
-Writes JSON ``{MxNxK: {"measured": [...], "top": [...]}}`` for ``measure_v2.py --topup``: per
+Writes JSON ``{MxNxK: {"measured": [...], "top": [...]}}`` for ``measure_passes.py --topup``: per
 evaluation shape, the kernels its latest ``x`` pass (and any ``y`` pass) measured and its
 ``--top`` fastest of them at default knobs (the anchors timed again beside the new kernels).
 

@@ -7,7 +7,7 @@
 #   eval     measure evaluation shapes until EVAL_S seconds have passed
 #   train    measure training shapes until TRAIN_S seconds have passed
 #   (eval/train take SKIP, a file of MxNxK lines to leave out, EXHAUSTIVE and MEASURE_ARGS,
-#   more measure_v2.py options, e.g. "--topup FILE --extra FILE --rounds 4")
+#   more measure_passes.py options, e.g. "--topup FILE --extra FILE --rounds 4")
 #   libs     bring back the libraries built on this machine (tar parts under 16 MB)
 # The build directory lives outside the carried tree (/tmp/cbbuild), so it survives between
 # calls on a warm machine; build directories carried in $PREBUILT (default ./prebuilt) are
@@ -77,7 +77,7 @@ print(' '.join(names))")
   eval|train)
     if [ -n "${SMOKE_FAILED:-}" ]; then echo "$phase: skipped (smoke failed)"; continue; fi
     var=$(echo "${phase}_S" | tr a-z A-Z)
-    python3 scripts/device/measure_v2.py --bench "$B/cutlass_bench" --build-dir "$B" \
+    python3 scripts/device/measure_passes.py --bench "$B/cutlass_bench" --build-dir "$B" \
         --shapes "$SHAPES" --split "$phase" --out "$OUT" --deadline-s "${!var:-300}" \
         --cublas-lib "$CUBLAS_LIB" \
         --skip-shapes "${SKIP:-evaluation/data/h200/v2/measured_$phase.txt}" \

@@ -1,4 +1,4 @@
-"""scripts/device/measure_v2.py's passes, driven by a small stand-in for cutlass_bench."""
+"""scripts/device/measure_passes.py's passes, driven by a small stand-in for cutlass_bench."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).parents[2] / "scripts" / "device" / "measure_v2.py"
+SCRIPT = Path(__file__).parents[2] / "scripts" / "device" / "measure_passes.py"
 PREFIX = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_"
 # Stand-in driver: --configs FILE, --rounds N, --rounds-csv PATH, M N K; a kernel's time is
 # its position in the name list (k00 fastest), cuBLAS 2.5; it logs each invocation's argv.

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fold what one device call of dataset v2 brought back into evaluation/data/h200/v2/.
 
-    python3 scripts/device/ingest_v2.py FILES_AT --call c1 --device-seconds 512 --note "..."
+    python3 scripts/device/ingest_passes.py FILES_AT --call c1 --device-seconds 512 --note "..."
 
 Copies ``v2_<split>_rounds.csv.gz`` / ``v2_<split>_rows.csv.gz`` as
 ``rounds_<call>_<split>.csv.gz`` / ``rows_<call>_<split>.csv.gz``, writes ``kernels.csv.gz``

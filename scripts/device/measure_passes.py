@@ -26,7 +26,7 @@ Writes under ``--out``: ``v2_<split>_rounds.csv.gz`` (one row per configuration 
 gzip files are appended one member per shape, so a killed run keeps every finished shape.
 Standard library only: it runs on the device's python3, without the project installed.
 
-    python3 scripts/device/measure_v2.py --bench DIR/cutlass_bench --build-dir DIR \\
+    python3 scripts/device/measure_passes.py --bench DIR/cutlass_bench --build-dir DIR \\
         --shapes evaluation/data/shapes/h200_v2.json --split eval --out $OUT --deadline-s 500
 """
 
@@ -216,7 +216,7 @@ def main() -> int:
         f"{len(skip)} to skip")  # fmt: skip
     rounds_sink = Sink(args.out / f"v2_{args.split}_rounds.csv.gz", ROUND_FIELDS)
     rows_sink = Sink(args.out / f"v2_{args.split}_rows.csv.gz", None)
-    work = Path("/tmp/measure_v2")
+    work = Path("/tmp/measure_passes")
     work.mkdir(exist_ok=True)
     cublas = cublas_configs(args.cublas_algos)
     topup = json.loads(args.topup.read_text()) if args.topup else {}
