@@ -55,7 +55,7 @@ def _damage(path: Path, sql: str) -> None:
         ("UPDATE attempts SET value = 'fast' WHERE id = 2", "value 'fast' is not a number"),
         ("UPDATE attempts SET status = 'great' WHERE id = 2",
          "unknown status 'great' (known: ok, failed, crashed, timeout, parse_error, missing, "
-         "unavailable)"),
+         "unavailable, build_failed, build_timeout)"),
     ],
 )  # fmt: skip
 def test_a_damaged_row_is_named(tmp_path: Path, sql: str, what: str) -> None:
