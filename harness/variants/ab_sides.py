@@ -53,7 +53,7 @@ def build_sides(
         variants = Variants(
             bench,
             store,
-            root=build_dir / VARIANTS_DIR,
+            root=(build_dir / VARIANTS_DIR).absolute(),
             source_dir=source_dir,
             build_dir=build_dir.resolve(),
             settings=BuildSettings(jobs=2),

@@ -118,7 +118,7 @@ def tune_variant_bench(
     variants = Variants(
         bench,
         sweep.store,
-        root=build_dir / VARIANTS_DIR,
+        root=(build_dir / VARIANTS_DIR).absolute(),
         source_dir=source_dir,
         build_dir=build_dir.resolve(),
         settings=settings,
