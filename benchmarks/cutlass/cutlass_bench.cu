@@ -12,6 +12,10 @@
 // same operands,
 //   cublas:heuristic   the heuristic's first choice (what cuBLAS itself runs for such a call)
 //   cublas:algo<i>     the heuristic's i-th candidate, i from 0 (best of them = an autotune)
+//   cublaslt:id=..;tile=..;splitk=..;reduction=..;swizzle=..;custom=..;stages=..;inner=..;cluster=..
+//                      a pinned cuBLASLt configuration, rebuilt with cublasLtMatmulAlgoInit and
+//                      cublasLtMatmulAlgoConfigSetAttribute and accepted by cublasLtMatmulAlgoCheck
+//                      (else `cannot_implement`); the nine attributes are its stable key
 // One CSV row per CONFIG (see kColumns). D = A * B with A row-major M x K, B column-major
 // K x N, D column-major M x N, all bf16, fp32 accumulation, beta 0.
 //
@@ -53,6 +57,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cctype>
@@ -78,7 +83,7 @@ const char* const kColumns =
     "smem_bytes,stages,regs,local_bytes,sm_clock_mhz,power_w,splits,decomposition,ms_median,"
     "ms_min,rounds,cublas_algo,position,sentinel,sentinel_ratio,order_seed";
 const char* const kRoundColumns = "config,M,N,K,round,seq,ms,sm_clock_mhz,power_w,t_s,position";
-const char* const kVersion = "3";
+const char* const kVersion = "4";
 const double kMaxRelErr = 1e-2;
 const int kExitUsage = 2;
 const int kExitContextLost = 3;
@@ -211,6 +216,14 @@ struct CublasLt {
                 const void*, const void*, void*, void*, void*, const LtAlgo*, void*, size_t,
                 cudaStream_t) = nullptr;
   int (*algo_config_get)(const LtAlgo*, int, void*, size_t, size_t*) = nullptr;
+  // Optional (pinned configurations and the configuration space): null when absent.
+  int (*algo_init)(void*, int, int, int, int, int, int, int, LtAlgo*) = nullptr;
+  int (*algo_config_set)(LtAlgo*, int, const void*, size_t) = nullptr;
+  int (*algo_check)(void*, void*, void*, void*, void*, void*, const LtAlgo*,
+                    LtHeuristicResult*) = nullptr;
+  int (*algo_get_ids)(void*, int, int, int, int, int, int, int, int*, int*) = nullptr;
+  int (*algo_cap_get)(const LtAlgo*, int, void*, size_t, size_t*) = nullptr;
+  size_t heuristic_count = 0;  // algos[0, heuristic_count) are the heuristic's; pinned ones follow
 
   // Candidate files, in order: --cublas-lib, $CB_CUBLASLT, the loader's search path, the
   // toolkit, then the nvidia-cublas wheel of the usual Python installations.
@@ -253,8 +266,183 @@ struct CublasLt {
       handle = nullptr;
       return false;
     }
+    load_fn("cublasLtMatmulAlgoInit", &algo_init);
+    load_fn("cublasLtMatmulAlgoConfigSetAttribute", &algo_config_set);
+    load_fn("cublasLtMatmulAlgoCheck", &algo_check);
+    load_fn("cublasLtMatmulAlgoGetIds", &algo_get_ids);
+    load_fn("cublasLtMatmulAlgoCapGetAttribute", &algo_cap_get);
     version = get_version();
     return true;
+  }
+
+  bool can_pin() const { return algo_init && algo_config_set && algo_check; }
+
+  // A capability of an algorithm: a scalar, or (arrays) every element.
+  std::vector<uint32_t> cap_array(const LtAlgo& algo, int cap) const {
+    size_t written = 0;
+    if (algo_cap_get(&algo, cap, nullptr, 0, &written) != 0 || written == 0) return {};
+    std::vector<uint32_t> out(written / sizeof(uint32_t));
+    if (algo_cap_get(&algo, cap, out.data(), out.size() * sizeof(uint32_t), &written) != 0)
+      return {};
+    return out;
+  }
+  uint32_t cap_scalar(const LtAlgo& algo, int cap) const {
+    uint32_t v = 0;
+    size_t written = 0;
+    return algo_cap_get(&algo, cap, &v, sizeof(v), &written) == 0 ? v : 0;
+  }
+
+  // The configuration space near the heuristic for the prepared shape: every heuristic
+  // candidate with one attribute changed to each value its algorithm's capabilities allow
+  // (tile, stages, split-K 1..8 with each reduction scheme of its mask, CTA swizzle, custom
+  // option, and the cluster / inner shapes the heuristic uses for this shape, plus 0), then
+  // `random_tries` combinations drawn over every algorithm id of the types (seeded); each
+  // one cublasLtMatmulAlgoCheck accepts within the workspace, once, as the nine attributes.
+  // `tried` counts the combinations checked.
+  std::vector<std::array<uint32_t, 9>> space(size_t random_tries, unsigned seed, size_t* tried) {
+    std::vector<std::array<uint32_t, 9>> out;
+    *tried = 0;
+    if (!can_pin() || !algo_get_ids || !algo_cap_get) return out;
+    std::vector<int> ids(512);
+    int returned = 0;
+    if (algo_get_ids(lt, kLtComputeF32, kLtR32F, kLtR16BF, kLtR16BF, kLtR16BF, kLtR16BF,
+                     static_cast<int>(ids.size()), ids.data(), &returned) != 0)
+      return out;
+    ids.resize(std::max(returned, 0));
+    std::vector<uint32_t> clusters{0}, inners{0};
+    auto get16 = [&](const LtAlgo& algo, int f) {
+      uint32_t v = 0;
+      uint16_t narrow = 0;
+      size_t w = 0;
+      if (algo_config_get(&algo, f, &v, sizeof(v), &w) == 0) return v;
+      return algo_config_get(&algo, f, &narrow, sizeof(narrow), &w) == 0 ? uint32_t(narrow) : 0u;
+    };
+    for (size_t i = 0; i < heuristic_count; ++i)
+      for (int f : {7, 8}) {
+        std::vector<uint32_t>& set = f == 7 ? inners : clusters;
+        uint32_t v = get16(algos[i].algo, f);
+        if (std::find(set.begin(), set.end(), v) == set.end()) set.push_back(v);
+      }
+    const int kCapSplitK = 0, kCapReduction = 1, kCapSwizzle = 2, kCapTiles = 6,
+              kCapCustomMax = 7, kCapStages = 13;
+    struct Caps {
+      LtAlgo base{};
+      std::vector<uint32_t> tiles, stages, customs, swizzles;
+      std::vector<std::pair<uint32_t, uint32_t>> splits;  // (split-K, reduction scheme)
+    };
+    std::map<int, Caps> caps;
+    for (int id : ids) {
+      Caps c;
+      if (algo_init(lt, kLtComputeF32, kLtR32F, kLtR16BF, kLtR16BF, kLtR16BF, kLtR16BF, id,
+                    &c.base) != 0)
+        continue;
+      c.tiles = cap_array(c.base, kCapTiles);
+      c.stages = cap_array(c.base, kCapStages);
+      if (c.tiles.empty()) c.tiles = {0};
+      if (c.stages.empty()) c.stages = {0};
+      for (uint32_t v = 0; v <= std::min(cap_scalar(c.base, kCapCustomMax), 15u); ++v)
+        c.customs.push_back(v);
+      c.swizzles = {0};
+      if (cap_scalar(c.base, kCapSwizzle) != 0) c.swizzles.push_back(1);
+      c.splits = {{1, 0}};
+      uint32_t reductions = cap_scalar(c.base, kCapReduction);
+      if (cap_scalar(c.base, kCapSplitK) != 0)
+        for (uint32_t k : {2u, 3u, 4u, 5u, 6u, 8u})
+          for (uint32_t r : {1u, 2u, 4u})
+            if (reductions & r) c.splits.push_back({k, r});
+      caps[id] = c;
+    }
+    std::vector<std::array<uint32_t, 9>> seen;
+    auto check = [&](const std::array<uint32_t, 9>& a) {
+      if (std::find(seen.begin(), seen.end(), a) != seen.end()) return;
+      seen.push_back(a);
+      auto found = caps.find(static_cast<int>(a[0]));
+      if (found == caps.end()) return;
+      LtAlgo algo = found->second.base;
+      ++*tried;
+      for (int f = 1; f < 9; ++f)
+        if (!set_field(&algo, f, a[f])) return;
+      LtHeuristicResult checked{};
+      if (algo_check(lt, desc, a_layout, b_layout, d_layout, d_layout, &algo, &checked) == 0 &&
+          checked.state == 0 && checked.workspace_size <= workspace_bytes)
+        out.push_back(a);
+    };
+    for (size_t i = 0; i < heuristic_count; ++i) {
+      std::array<uint32_t, 9> h{};
+      for (int f = 0; f < 9; ++f) h[f] = get16(algos[i].algo, f);
+      auto found = caps.find(static_cast<int>(h[0]));
+      if (found == caps.end()) continue;
+      const Caps& c = found->second;
+      auto vary = [&](int f, const std::vector<uint32_t>& values) {
+        for (uint32_t v : values) {
+          std::array<uint32_t, 9> a = h;
+          a[f] = v;
+          check(a);
+        }
+      };
+      vary(1, c.tiles), vary(6, c.stages), vary(5, c.customs), vary(4, c.swizzles);
+      vary(8, clusters), vary(7, inners);
+      for (auto [k, r] : c.splits) {
+        std::array<uint32_t, 9> a = h;
+        a[2] = k, a[3] = r;
+        check(a);
+      }
+    }
+    uint64_t rng = 0x9E3779B97F4A7C15ull * (uint64_t(seed) + 1);
+    auto draw = [&](size_t n) {
+      rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+      return static_cast<size_t>(rng % std::max<size_t>(n, 1));
+    };
+    std::vector<int> usable;
+    for (const auto& [id, c] : caps) usable.push_back(id);
+    for (size_t t = 0; t < random_tries && !usable.empty(); ++t) {
+      const Caps& c = caps[usable[draw(usable.size())]];
+      auto split = c.splits[draw(c.splits.size())];
+      std::array<uint32_t, 9> a{get16(c.base, 0), c.tiles[draw(c.tiles.size())], split.first,
+                                split.second, c.swizzles[draw(c.swizzles.size())],
+                                c.customs[draw(c.customs.size())], c.stages[draw(c.stages.size())],
+                                inners[draw(inners.size())], clusters[draw(clusters.size())]};
+      check(a);
+    }
+    return out;
+  }
+
+  // Sets config attribute f (32-bit, or 16-bit for INNER_SHAPE_ID / CLUSTER_SHAPE_ID).
+  bool set_field(LtAlgo* algo, int f, uint32_t v) const {
+    if (f == 0) return true;  // CONFIG_ID is read-only: AlgoInit set it
+    if (algo_config_set(algo, f, &v, sizeof(v)) == 0) return true;
+    uint16_t narrow = static_cast<uint16_t>(v);
+    return v <= 0xffff && algo_config_set(algo, f, &narrow, sizeof(narrow)) == 0;
+  }
+
+  // Rebuilds a pinned configuration for the prepared shape and appends it to `algos`;
+  // returns its index, or -1 with `why` (AlgoInit, an attribute, AlgoCheck or the workspace).
+  int pin(const uint32_t attrs[9], std::string* why) {
+    LtHeuristicResult r{};
+    int rc = algo_init(lt, kLtComputeF32, kLtR32F, kLtR16BF, kLtR16BF, kLtR16BF, kLtR16BF,
+                       static_cast<int>(attrs[0]), &r.algo);
+    if (rc != 0) {
+      *why = "cublasLtMatmulAlgoInit returned " + std::to_string(rc);
+      return -1;
+    }
+    for (int f = 1; f < 9; ++f)
+      if (!set_field(&r.algo, f, attrs[f])) {
+        *why = std::string("cuBLASLt refused ") + kLtAlgoFields[f] + "=" + std::to_string(attrs[f]);
+        return -1;
+      }
+    LtHeuristicResult checked{};
+    rc = algo_check(lt, desc, a_layout, b_layout, d_layout, d_layout, &r.algo, &checked);
+    if (rc != 0 || checked.state != 0) {
+      *why = "cublasLtMatmulAlgoCheck returned " + std::to_string(rc);
+      return -1;
+    }
+    if (checked.workspace_size > workspace_bytes) {
+      *why = "needs " + std::to_string(checked.workspace_size) + " bytes of workspace";
+      return -1;
+    }
+    checked.algo = r.algo;
+    algos.push_back(checked);
+    return static_cast<int>(algos.size()) - 1;
   }
 
   template <class F>
@@ -293,6 +481,7 @@ struct CublasLt {
                                [](const LtHeuristicResult& r) { return r.state != 0; }),
                 algos.end());
     if (algos.empty()) return fail("the heuristic's algorithms all failed their check");
+    heuristic_count = algos.size();
     workspace_bytes = max_workspace;
     if (cudaMalloc(&workspace, workspace_bytes) != cudaSuccess) return fail("no workspace");
     return true;
@@ -317,9 +506,17 @@ struct CublasLt {
       out += std::string(out.empty() ? "" : ";") + kLtAlgoFields[f] + "=" + std::to_string(v);
     }
     char tail[96];
-    std::snprintf(tail, sizeof(tail), ";ws=%zu;waves=%.3f", algos[i].workspace_size,
+    std::snprintf(tail, sizeof(tail), ";ws=%zu;waves=%.3f;words=", algos[i].workspace_size,
                   algos[i].waves_count);
-    return out + tail;
+    out += tail;
+    const uint64_t* words = reinterpret_cast<const uint64_t*>(&algos[i].algo);
+    for (size_t w = 0; w < sizeof(LtAlgo) / sizeof(uint64_t); ++w) {
+      char hex[20];
+      std::snprintf(hex, sizeof(hex), "%s%016llx", w ? "." : "",
+                    static_cast<unsigned long long>(words[w]));
+      out += hex;
+    }
+    return out;
   }
 
   int run(int rank, const void* a, const void* b, void* d, cudaStream_t stream) const {
@@ -500,7 +697,10 @@ struct Config {
   std::string name;  // the kernel name, or "cublas"
   bool cublas = false;
   bool cublas_heuristic = false;
-  int cublas_rank = 0;  // cublas:algo<i>: i; cublas:heuristic: 0
+  int cublas_rank = 0;  // cublas:algo<i>: i; cublas:heuristic: 0; cublaslt:..: index in algos
+  bool cublas_pinned = false;
+  uint32_t pin[9] = {0};  // cublaslt:..: id, tile, splitk, reduction, swizzle, custom, stages,
+                          // inner, cluster
   char raster = 'H';
   int swizzle = 1;
   int splits = 1;
@@ -521,8 +721,33 @@ struct Config {
   double sentinel_ratio = NAN;  // both copies: median of the last over median of the first
 };
 
+// "id=..;tile=..;...;cluster=.." (the nine fields in kLtAlgoFields order) into attrs.
+bool parse_pinned(const std::string& rest, uint32_t attrs[9]) {
+  size_t at = 0;
+  for (int f = 0; f < 9; ++f) {
+    std::string key = std::string(kLtAlgoFields[f]) + "=";
+    if (rest.compare(at, key.size(), key) != 0) return false;
+    at += key.size();
+    size_t end = rest.find(';', at);
+    if ((end == std::string::npos) != (f == 8)) return false;
+    std::string digits = rest.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (digits.empty() || digits.size() > 9) return false;
+    for (char ch : digits)
+      if (!std::isdigit(static_cast<unsigned char>(ch))) return false;
+    attrs[f] = static_cast<uint32_t>(std::strtoul(digits.c_str(), nullptr, 10));
+    at = end == std::string::npos ? rest.size() : end + 1;
+  }
+  return at == rest.size();
+}
+
 bool parse_config(const std::string& text, Config* c) {
   c->text = text;
+  if (text.rfind("cublaslt:", 0) == 0) {
+    c->name = "cublas";
+    c->cublas = true;
+    c->cublas_pinned = true;
+    return parse_pinned(text.substr(9), c->pin);
+  }
   if (text.rfind("cublas:", 0) == 0) {
     std::string rest = text.substr(7);
     c->name = "cublas";
@@ -712,7 +937,8 @@ struct Options {
   int warmups = 5, rounds = 5, iters = 3;
   double heat_s = 2.0, timeout_s = 30.0;
   int device = 0;
-  bool list = false, describe = false, cublas_info = false;
+  bool list = false, describe = false, cublas_info = false, cublas_space = false;
+  size_t cublas_space_tries = 4000;
   bool graph = true;
   unsigned shuffle_seed = 1;
   unsigned order_seed = 0;  // 0: drawn from the clock
@@ -772,7 +998,11 @@ int usage(const char* msg) {
                "       cutlass_bench [--cublas-lib FILE] --cublas-info\n"
                "       cutlass_bench --describe\n"
                "CONFIG = <kernel_name>[:H|M|N[:1|2|4|8[:k<splits>][:d<H|D|K|S>]]] | cublas:heuristic "
-               "| cublas:algo<i>\n");
+               "| cublas:algo<i>\n"
+               "       | cublaslt:id=<i>;tile=<i>;splitk=<i>;reduction=<i>;swizzle=<i>;custom=<i>;"
+               "stages=<i>;inner=<i>;cluster=<i>\n"
+               "       cutlass_bench [--cublas-lib FILE] --cublas-space [--cublas-space-tries 4000] M N K   # cuBLASLt's "
+               "configurations for a shape\n");
   return kExitUsage;
 }
 
@@ -784,7 +1014,8 @@ void describe() {
       "\"unknown_kernel\", \"crashed\", \"timeout\", \"not_offered\"], "
       "\"raster\": [\"H\", \"M\", \"N\"], \"swizzle\": [1, 2, 4, 8], "
       "\"decomposition\": [\"H\", \"D\", \"K\", \"S\"], "
-      "\"cublas\": [\"cublas:heuristic\", \"cublas:algo<i>\"], "
+      "\"cublas\": [\"cublas:heuristic\", \"cublas:algo<i>\", \"cublaslt:id=<i>;tile=<i>;splitk=<i>;"
+      "reduction=<i>;swizzle=<i>;custom=<i>;stages=<i>;inner=<i>;cluster=<i>\"], "
       "\"defaults\": {\"warmups\": 5, \"rounds\": 5, \"iters\": 3, \"heat_s\": 2.0, "
       "\"timeout_s\": 30.0, \"graph\": 1, \"shuffle_seed\": 1, \"order_seed\": 0, "
       "\"sentinel\": 1, \"cublas_algos\": 8, "
@@ -864,6 +1095,9 @@ int main(int argc, char** argv) {
     else if (a == "--list") opt.list = true;
     else if (a == "--describe") opt.describe = true;
     else if (a == "--cublas-info") opt.cublas_info = true;
+    else if (a == "--cublas-space") opt.cublas_space = true;
+    else if (a == "--cublas-space-tries")
+      opt.cublas_space_tries = std::strtoul(value("--cublas-space-tries").c_str(), nullptr, 10);
     else if (a == "-h" || a == "--help") return usage(nullptr), 0;
     else if (a.rfind("--", 0) == 0) return usage(("unknown option " + a).c_str());
     else positional.push_back(a);
@@ -903,6 +1137,30 @@ int main(int argc, char** argv) {
   if (opt.list) return list_kernels(kernels);
 
   if (positional.size() < 3) return usage("M N K are required");
+  if (opt.cublas_space) {
+    // The configurations cuBLASLt accepts for the shape (no timing), one CONFIG a line.
+    Shape s{std::atoi(positional[0].c_str()), std::atoi(positional[1].c_str()),
+            std::atoi(positional[2].c_str())};
+    if (s.m <= 0 || s.n <= 0 || s.k <= 0) return usage("M, N and K must be positive");
+    CUDA_OR_DIE(cudaSetDevice(opt.device));
+    CublasLt probe;
+    size_t ws = static_cast<size_t>(opt.cublas_workspace_mib * 1024 * 1024);
+    if (!probe.load(opt.cublas_lib) || !probe.prepare(s.m, s.n, s.k, opt.cublas_algos, ws)) {
+      std::fprintf(stderr, "cutlass_bench: cuBLASLt unusable: %s\n", probe.error.c_str());
+      return kExitSetup;
+    }
+    size_t tried = 0;
+    auto space = probe.space(opt.cublas_space_tries, opt.order_seed, &tried);
+    for (const auto& a : space) {
+      std::string text = "cublaslt:";
+      for (int f = 0; f < 9; ++f)
+        text += std::string(f ? ";" : "") + kLtAlgoFields[f] + "=" + std::to_string(a[f]);
+      std::printf("%s\n", text.c_str());
+    }
+    note("cuBLASLt %zu: %zu of %zu configurations accepted for %dx%dx%d", probe.version,
+         space.size(), tried, s.m, s.n, s.k);
+    return 0;
+  }
   std::vector<std::string> config_texts(positional.begin() + 3, positional.end());
   for (const auto& file : opt.config_files)
     if (!read_config_file(file, &config_texts)) return usage(("cannot read " + file).c_str());
@@ -990,7 +1248,7 @@ int main(int argc, char** argv) {
   if (want_cublas) {
     int ranks = opt.cublas_algos;
     for (const Config& c : configs)
-      if (c.cublas) ranks = std::max(ranks, c.cublas_rank + 1);
+      if (c.cublas && !c.cublas_pinned) ranks = std::max(ranks, c.cublas_rank + 1);
     size_t ws = static_cast<size_t>(opt.cublas_workspace_mib * 1024 * 1024);
     lt_ready = lt.load(opt.cublas_lib) && lt.prepare(shape.m, shape.n, shape.k, ranks, ws);
     if (lt_ready)
@@ -1089,7 +1347,16 @@ int main(int argc, char** argv) {
         emit_status(c, shape, "unknown_kernel");
         continue;
       }
-      if (c.cublas_rank >= static_cast<int>(lt.algos.size())) {
+      if (c.cublas_pinned) {
+        std::string why = "this libcublasLt lacks cublasLtMatmulAlgoInit/ConfigSetAttribute/Check";
+        int index = lt.can_pin() ? lt.pin(c.pin, &why) : -1;
+        if (index < 0) {
+          note("%s: %s", c.text.c_str(), why.c_str());
+          emit_status(c, shape, "cannot_implement");
+          continue;
+        }
+        c.cublas_rank = index;
+      } else if (c.cublas_rank >= static_cast<int>(lt.heuristic_count)) {
         emit_status(c, shape, "not_offered");  // the heuristic returned fewer algorithms
         continue;
       }

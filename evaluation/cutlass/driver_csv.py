@@ -59,10 +59,46 @@ SWIZZLES: tuple[int, ...] = (1, 2, 4, 8)
 DECOMPOSITIONS: tuple[str, ...] = ("H", "D", "K", "S")
 """Stream-K decomposition: heuristic, data-parallel, split-K, stream-K."""
 CUBLAS = "cublas"
-"""The name of cuBLASLt configurations: ``cublas:heuristic`` and ``cublas:algo<i>``."""
+"""The name of cuBLASLt configurations: ``cublas:heuristic``, ``cublas:algo<i>`` and the pinned
+``cublaslt:<attributes>``."""
+PINNED = "cublaslt"
+"""The prefix of a pinned cuBLASLt configuration (driver v4)."""
+PINNED_FIELDS: tuple[str, ...] = (
+    "id",
+    "tile",
+    "splitk",
+    "reduction",
+    "swizzle",
+    "custom",
+    "stages",
+    "inner",
+    "cluster",
+)
+"""cuBLASLt's ``CUBLASLT_ALGO_CONFIG_*`` attributes 0..8, in the order of the pinned key."""
 
 _NAME = re.compile(r"[A-Za-z0-9_]+")
 _CUBLAS = re.compile(r"cublas:(heuristic|algo[0-9]{1,3})")
+_PINNED = re.compile(PINNED + ":" + ";".join(f"{f}=[0-9]{{1,9}}" for f in PINNED_FIELDS))
+
+
+def pinned_key(cublas_algo: str) -> str:
+    """The pinned configuration (``cublaslt:id=..;...;cluster=..``) of a cuBLASLt row's
+    ``cublas_algo`` column (``id=..;...;cluster=..;ws=..;waves=..[;words=..]``); empty when the
+    column does not hold the nine attributes (a driver before v2, or a failed row)."""
+    fields = dict(part.split("=", 1) for part in cublas_algo.split(";") if "=" in part)
+    if not all(f in fields and fields[f].isdigit() for f in PINNED_FIELDS):
+        return ""
+    return PINNED + ":" + ";".join(f"{f}={int(fields[f])}" for f in PINNED_FIELDS)
+
+
+def pinned_attributes(text: str) -> tuple[int, ...]:
+    """The nine attributes of a pinned configuration's text, in :data:`PINNED_FIELDS` order."""
+    if not _PINNED.fullmatch(text):
+        raise UsageError(
+            f"configuration {text!r} is not a pinned cuBLASLt configuration; write "
+            f"{PINNED}:" + ";".join(f"{f}=<int>" for f in PINNED_FIELDS)
+        )
+    return tuple(int(part.split("=", 1)[1]) for part in text.split(":", 1)[1].split(";"))
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -78,7 +114,13 @@ class KernelRunConfig:
     decomposition: str = "H"
     """Stream-K kernels: one of :data:`DECOMPOSITIONS` (``d<X>`` in the text)."""
     algo: str = ""
-    """cuBLASLt configurations only."""
+    """cuBLASLt configurations only: ``heuristic``, ``algo<i>``, or a pinned configuration's
+    attributes ``id=..;...;cluster=..``."""
+
+    @property
+    def pinned(self) -> bool:
+        """True for a pinned cuBLASLt configuration (``cublaslt:...``)."""
+        return self.cublas and self.algo.startswith("id=")
 
     @property
     def cublas(self) -> bool:
@@ -88,6 +130,8 @@ class KernelRunConfig:
     @property
     def text(self) -> str:
         """The driver's CONFIG argument; defaults are left out so the plain name is canonical."""
+        if self.pinned:
+            return f"{PINNED}:{self.algo}"
         if self.cublas:
             return f"{CUBLAS}:{self.algo}"
         extra = (f":k{self.splits}" if self.splits != 1 else "") + (
@@ -99,8 +143,11 @@ class KernelRunConfig:
 
 
 def parse_config(text: str) -> KernelRunConfig:
-    """``name[:raster[:swizzle[:k<splits>][:d<decomposition>]]]`` or ``cublas:heuristic`` /
-    ``cublas:algo<i>``, as the driver accepts them."""
+    """``name[:raster[:swizzle[:k<splits>][:d<decomposition>]]]``, ``cublas:heuristic`` /
+    ``cublas:algo<i>`` or ``cublaslt:id=..;...;cluster=..``, as the driver accepts them."""
+    if text.startswith(PINNED + ":"):
+        pinned_attributes(text)
+        return KernelRunConfig(name=CUBLAS, algo=text.split(":", 1)[1])
     if _CUBLAS.fullmatch(text):
         return KernelRunConfig(name=CUBLAS, algo=text.split(":", 1)[1])
     parts = text.split(":")

@@ -12,6 +12,11 @@ separated, each ``NAME=driver options``):
 * ``g0``  no graphs: 10 launches per sample behind the spin-held stream, 5 rounds
 * ``g20`` CUDA graphs of 20 launches, 5 rounds
 * ``r15`` CUDA graphs of 3 launches, 15 rounds
+* ``g0r10`` no graphs: 10 launches per sample behind the spin-held stream, 10 rounds
+
+A finalists entry may hold ``extra``: more configurations of the shape (pinned cuBLASLt
+configurations ``cublaslt:...``, a sample of cuBLASLt's configuration space), timed after the
+shortlist in the same process.
 
 Writes ``timing_rows_<tag>.csv.gz`` (one row per configuration and process, failures and the
 sentinel's ``@last`` row included) and ``timing_rounds_<tag>.csv.gz`` under ``--out``, one gzip
@@ -37,12 +42,14 @@ MODES = {
     "g0": ["--graph", "0", "--iters", "10", "--rounds", "5"],
     "g20": ["--graph", "1", "--iters", "20", "--rounds", "5"],
     "r15": ["--graph", "1", "--iters", "3", "--rounds", "15"],
+    "g0r10": ["--graph", "0", "--iters", "10", "--rounds", "10"],
 }
 
 
 def configs_of(entry: dict[str, list[str]], algos: int) -> list[str]:
     cublas = ["cublas:heuristic", *(f"cublas:algo{i}" for i in range(algos))]
-    return list(dict.fromkeys([*entry["shortlist"], *entry["best"], *cublas]))
+    extra = entry.get("extra", [])
+    return list(dict.fromkeys([*entry["shortlist"], *entry.get("best", []), *cublas, *extra]))
 
 
 def append(path: Path, rows: list[dict[str, str]], fields: list[str]) -> None:
