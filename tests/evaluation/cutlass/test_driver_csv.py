@@ -198,3 +198,29 @@ def test_fake_describe_and_csv_file(tmp_path: Path) -> None:
     assert proc.returncode == 0 and proc.stdout == ""
     assert [r.status for r in parse_output(out_file.read_text()).rows] == ["ok"]
     assert _fake(["64", "64"], tmp_path).returncode == 2
+
+
+def test_a_pinned_cublaslt_configuration_round_trips_through_its_text() -> None:
+    from benchspace.evaluation.cutlass.driver_csv import pinned_attributes, pinned_key
+
+    attrs = "id=66;tile=194;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5"
+    key = pinned_key(attrs + ";ws=0;waves=0.985;words=00ab.00cd")
+    assert key == "cublaslt:" + attrs
+    config = parse_config(key)
+    assert config.cublas and config.pinned and config.text == key
+    assert pinned_attributes(key) == (66, 194, 1, 0, 0, 6, 35, 0, 5)
+    assert not parse_config("cublas:algo3").pinned
+
+
+def test_a_pinned_configuration_needs_all_nine_attributes_in_order() -> None:
+    from benchspace.evaluation.cutlass.driver_csv import pinned_key
+
+    assert pinned_key("id=66;tile=194") == ""
+    assert pinned_key("") == ""
+    for bad in (
+        "cublaslt:id=66;tile=194",
+        "cublaslt:tile=194;id=66;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5",
+        "cublaslt:id=x;tile=194;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5",
+    ):
+        with pytest.raises(UsageError, match="not a pinned cuBLASLt configuration"):
+            parse_config(bad)
