@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pandas as pd
+
 from benchspace.evaluation.study.position import position_check
 from benchspace.evaluation.study.timing_runs import (
     k_curve,
@@ -36,4 +38,15 @@ def timing_summary(folder: Path) -> str:
     if finalists.exists():
         shortlist = read_shortlist(finalists)
         curves = {m: k_curve(rows, shortlist, m) for m in CURVE_MODES if m in modes}
-    return render_timing(title, position_check(rows), by_mode, mode_noise(rows), curves)
+    text = render_timing(title, position_check(rows), by_mode, mode_noise(rows), curves)
+    if (folder / "picks.json").exists():
+        from benchspace.evaluation.study.pinned_study import pinned_study, render_pinned
+
+        study = pinned_study(
+            rows,
+            json.loads((folder / "picks.json").read_text()),
+            json.loads(finalists.read_text()) if finalists.exists() else {},
+            pd.read_csv(folder / "space_counts.csv"),
+        )
+        text += "\n" + render_pinned(study)
+    return text
