@@ -40,7 +40,7 @@ echo "build: $(( $(date +%s) - start )) s"
 CUBLAS_LIB=${CUBLAS_LIB:-}
 if [ -z "$CUBLAS_LIB" ]; then
   for c in /usr/local/cuda/lib64/libcublasLt.so.13 \
-      $(python3 -c "import nvidia.cublas, os; print(os.path.join(list(nvidia.cublas.__path__)[0], 'lib', 'libcublasLt.so.13'))" 2>/dev/null); do
+      $(python3 -c "import nvidia, os, glob; print(*glob.glob(os.path.join(list(nvidia.__path__)[0], '*', 'lib', 'libcublasLt.so.13')) + glob.glob(os.path.join(list(nvidia.__path__)[0], '*', '*', 'lib', 'libcublasLt.so.13')))" 2>/dev/null); do
     if [ -f "$c" ]; then CUBLAS_LIB=$c; break; fi
   done
 fi
