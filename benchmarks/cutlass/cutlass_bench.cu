@@ -41,7 +41,8 @@
 // in `@last`, so that readers keyed by configuration see one row per configuration); both
 // rows hold `sentinel_ratio`, the median of the last over the median of the first. Columns
 // `position` (list position after the draw), `sentinel`, `sentinel_ratio` and `order_seed`
-// follow the statistics. cublas:algo<i> beyond what the
+// follow the statistics, then `iters` (launches per sample: --iters, or per configuration what
+// --sample-ms asks for, measured over 3 launches after the check). cublas:algo<i> beyond what the
 // heuristic offers for the shape is `not_offered`, not a failure.
 // Attribution of deaths: before a configuration's risky step the driver names it on stderr
 // ("cutlass_bench: running <config>"); a fatal signal prints a `crashed` row for it, a
@@ -81,7 +82,7 @@ namespace {
 const char* const kColumns =
     "config,name,M,N,K,raster,swizzle,status,ms_mean,ms_stdev,tflops,rel_err,nonfinite,"
     "smem_bytes,stages,regs,local_bytes,sm_clock_mhz,power_w,splits,decomposition,ms_median,"
-    "ms_min,rounds,cublas_algo,position,sentinel,sentinel_ratio,order_seed";
+    "ms_min,rounds,cublas_algo,position,sentinel,sentinel_ratio,order_seed,iters";
 const char* const kRoundColumns = "config,M,N,K,round,seq,ms,sm_clock_mhz,power_w,t_s,position";
 const char* const kVersion = "4";
 const double kMaxRelErr = 1e-2;
@@ -712,6 +713,7 @@ struct Config {
   double rel_err = NAN;
   long long nonfinite = -1;
   std::string cublas_algo;           // the cuBLASLt algorithm's configuration
+  int iters = 0;  // launches per sample: --iters, or what --sample-ms asks for
   std::vector<cudaGraphExec_t> graphs;  // --graph: per round, iters launches (rotating slots)
   cudaEvent_t start = nullptr, stop = nullptr;
   std::vector<double> ms;  // per round: ms per launch
@@ -852,7 +854,8 @@ std::string make_row(const Config& c, const Shape& s, const char* status, const 
                     fmt("%.6f", st.median) + "," + fmt("%.6f", st.min) + "," +
                     fmt_int(st.rounds, st.rounds > 0) + "," + c.cublas_algo + "," +
                     fmt_int(c.position, c.position >= 0) + "," + c.sentinel + "," +
-                    fmt("%.5f", c.sentinel_ratio) + "," + std::to_string(g_order_seed);
+                    fmt("%.5f", c.sentinel_ratio) + "," + std::to_string(g_order_seed) + "," +
+                    fmt_int(c.iters, c.iters > 0);
   return row;
 }
 
@@ -935,6 +938,7 @@ Stats stats_of(const Config& c) {
 struct Options {
   std::vector<std::string> lib_dirs, libs, config_files;
   int warmups = 5, rounds = 5, iters = 3;
+  double sample_ms = 0;  // > 0: launches per sample chosen per configuration to last this long
   double heat_s = 2.0, timeout_s = 30.0;
   int device = 0;
   bool list = false, describe = false, cublas_info = false, cublas_space = false;
@@ -989,7 +993,7 @@ int usage(const char* msg) {
   if (msg) note("%s", msg);
   std::fprintf(stderr,
                "usage: cutlass_bench [--lib-dir DIR]... [--lib FILE]... [--csv OUT|-] "
-               "[--rounds-csv OUT] [--configs FILE]... [--warmups 5] [--rounds 5] [--iters 3] "
+               "[--rounds-csv OUT] [--configs FILE]... [--warmups 5] [--rounds 5] [--iters 3] [--sample-ms 0] "
                "[--heat-s 2] [--timeout-s 30] [--graph 1] [--shuffle-seed 1] [--order-seed 0] "
                "[--sentinel 1] "
                "[--cublas-lib FILE] [--cublas-algos 8] [--cublas-workspace-mib 32] "
@@ -1016,7 +1020,7 @@ void describe() {
       "\"decomposition\": [\"H\", \"D\", \"K\", \"S\"], "
       "\"cublas\": [\"cublas:heuristic\", \"cublas:algo<i>\", \"cublaslt:id=<i>;tile=<i>;splitk=<i>;"
       "reduction=<i>;swizzle=<i>;custom=<i>;stages=<i>;inner=<i>;cluster=<i>\"], "
-      "\"defaults\": {\"warmups\": 5, \"rounds\": 5, \"iters\": 3, \"heat_s\": 2.0, "
+      "\"defaults\": {\"warmups\": 5, \"rounds\": 5, \"iters\": 3, \"sample_ms\": 0, \"heat_s\": 2.0, "
       "\"timeout_s\": 30.0, \"graph\": 1, \"shuffle_seed\": 1, \"order_seed\": 0, "
       "\"sentinel\": 1, \"cublas_algos\": 8, "
       "\"cublas_workspace_mib\": 32, \"max_rel_err\": %g}}\n",
@@ -1079,6 +1083,7 @@ int main(int argc, char** argv) {
     else if (a == "--warmups") opt.warmups = std::atoi(value("--warmups").c_str());
     else if (a == "--rounds") opt.rounds = std::atoi(value("--rounds").c_str());
     else if (a == "--iters") opt.iters = std::atoi(value("--iters").c_str());
+    else if (a == "--sample-ms") opt.sample_ms = std::atof(value("--sample-ms").c_str());
     else if (a == "--heat-s") opt.heat_s = std::atof(value("--heat-s").c_str());
     else if (a == "--timeout-s") opt.timeout_s = std::atof(value("--timeout-s").c_str());
     else if (a == "--graph") opt.graph = std::atoi(value("--graph").c_str()) != 0;
@@ -1322,7 +1327,7 @@ int main(int argc, char** argv) {
       return false;
     }
     std::string why;
-    for (int i = 0; i < opt.iters && why.empty(); ++i) why = enqueue(c, (first + i) % pool.slots);
+    for (int i = 0; i < c.iters && why.empty(); ++i) why = enqueue(c, (first + i) % pool.slots);
     cudaError_t err = cudaStreamEndCapture(stream, &g);
     if (why.empty() && err == cudaSuccess) err = cudaGraphInstantiate(&exec, g, 0);
     if (g) cudaGraphDestroy(g);
@@ -1414,6 +1419,27 @@ int main(int argc, char** argv) {
     if (c.passed) timed.push_back(&c);
   if (timed.empty()) return 0;
 
+  // Launches per sample: --iters, or (--sample-ms) enough for a sample of that length from
+  // the configuration's time over 3 launches now (at least --iters; without graphs at most
+  // 512, as the stream is held while they are enqueued).
+  for (Config* cp : timed) {
+    Config& c = *cp;
+    c.iters = opt.iters;
+    if (opt.sample_ms <= 0) continue;
+    set_in_flight(c, shape, opt.timeout_s, true);
+    CUDA_OR_DIE(cudaEventRecord(start, stream));
+    bool ok = true;
+    for (int i = 0; i < 3 && ok; ++i) ok = launch(c, pool.take());
+    CUDA_OR_DIE(cudaEventRecord(stop, stream));
+    if (!ok || !sync_or_die(c)) continue;
+    float ms = 0.0f;
+    CUDA_OR_DIE(cudaEventElapsedTime(&ms, start, stop));
+    double per = std::max(1e-4, double(ms) / 3);
+    int want = static_cast<int>(std::ceil(opt.sample_ms / per));
+    c.iters = std::max(opt.iters, std::min(want, opt.graph ? 20000 : 512));
+    clear_in_flight();
+  }
+
   // The rounds' orders, fixed now so that each replay's operands continue the rotation: the
   // replay at position p of the whole sequence reads slots p*iters+1, p*iters+2, ... (mod the
   // pool), whatever configuration sits there.
@@ -1436,7 +1462,8 @@ int main(int argc, char** argv) {
     for (int r = 0; r < opt.rounds; ++r) {
       for (Config* cp : orders[r]) {
         Config& c = *cp;
-        int first = static_cast<int>((position++ * opt.iters + 1) % pool.slots);
+        int first = static_cast<int>((position + 1) % pool.slots);
+        position += c.iters;
         if (!c.passed) continue;
         set_in_flight(c, shape, opt.timeout_s, r > 0);
         if (capture(c, first)) clear_in_flight();
@@ -1456,7 +1483,7 @@ int main(int argc, char** argv) {
         if (c.passed && cudaGraphLaunch(g, stream) != cudaSuccess)
           fail_config(c, "graph launch failed");
     } else {
-      for (int i = 0; i < opt.iters && c.passed; ++i) launch(c, pool.take());
+      for (int i = 0; i < c.iters && c.passed; ++i) launch(c, pool.take());
     }
     if (c.passed && sync_or_die(c)) clear_in_flight();
   }
@@ -1526,7 +1553,7 @@ int main(int argc, char** argv) {
         block_until<<<1, 1, 0, stream>>>(flag_dev, 1000000000ull);
         CUDA_OR_DIE(cudaEventRecord(start, stream));
         bool ok = true;
-        for (int i = 0; i < opt.iters && ok; ++i) ok = launch(c, pool.take());
+        for (int i = 0; i < c.iters && ok; ++i) ok = launch(c, pool.take());
         CUDA_OR_DIE(cudaEventRecord(stop, stream));
         __sync_synchronize();
         *reinterpret_cast<volatile int*>(flag_host) = 1;
@@ -1537,7 +1564,7 @@ int main(int argc, char** argv) {
         }
         float ms = 0.0f;
         CUDA_OR_DIE(cudaEventElapsedTime(&ms, start, stop));
-        record(c, r, static_cast<int>(seq), double(ms) / opt.iters);
+        record(c, r, static_cast<int>(seq), double(ms) / c.iters);
         clear_in_flight();
       }
       continue;
@@ -1556,7 +1583,7 @@ int main(int argc, char** argv) {
         }
         float ms = 0.0f;
         CUDA_OR_DIE(cudaEventElapsedTime(&ms, c.start, c.stop));
-        record(c, r, queued[read].second, double(ms) / opt.iters);
+        record(c, r, queued[read].second, double(ms) / c.iters);
         clear_in_flight();
       }
     };

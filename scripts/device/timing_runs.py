@@ -13,6 +13,8 @@ separated, each ``NAME=driver options``):
 * ``g20`` CUDA graphs of 20 launches, 5 rounds
 * ``r15`` CUDA graphs of 3 launches, 15 rounds
 * ``g0r10`` no graphs: 10 launches per sample behind the spin-held stream, 10 rounds
+* ``g2ms`` CUDA graphs of as many launches as a 2 ms sample takes (``--sample-ms 2``, driver v4),
+  10 rounds
 
 A finalists entry may hold ``extra``: more configurations of the shape (pinned cuBLASLt
 configurations ``cublaslt:...``, a sample of cuBLASLt's configuration space), timed after the
@@ -43,6 +45,7 @@ MODES = {
     "g20": ["--graph", "1", "--iters", "20", "--rounds", "5"],
     "r15": ["--graph", "1", "--iters", "3", "--rounds", "15"],
     "g0r10": ["--graph", "0", "--iters", "10", "--rounds", "10"],
+    "g2ms": ["--graph", "1", "--iters", "1", "--sample-ms", "2", "--rounds", "10"],
 }
 
 
