@@ -10,6 +10,8 @@ MODES = {
     "g0": "graph-free, 10 launches behind the spin-held stream, 5 rounds",
     "g20": "graphs of 20 launches, 5 rounds",
     "r15": "graphs of 3 launches, 15 rounds",
+    "g0r10": "graph-free, 10 launches behind the spin-held stream, 10 rounds",
+    "g2ms": "graphs of as many launches as make a 2 ms sample, 10 rounds",
 }
 
 
