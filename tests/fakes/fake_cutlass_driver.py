@@ -19,8 +19,9 @@ Environment:
                         ``hang`` (sleeps until killed).
 ``FAKE_CUTLASS_LOG``    a file that every invocation appends its argv to (JSON, one a line).
 
-``cublas:heuristic`` and ``cublas:algo<i>`` (the v2 driver's cuBLASLt configurations) are timed
-like a 128x128 tile (``--cublas-algos`` and ``--cublas-lib`` are accepted and ignored).
+``cublas:heuristic``, ``cublas:algo<i>`` and pinned ``cublaslt:id=..;...`` (the v2 and v4 driver's
+cuBLASLt configurations) are timed like a 128x128 tile (``--cublas-algos``, ``--cublas-lib`` and
+``--sample-ms`` are accepted and ignored).
 """
 
 from __future__ import annotations
@@ -75,11 +76,14 @@ _OPTIONS_WITH_VALUE = {
     "--device",
     "--cublas-algos",
     "--cublas-lib",
+    "--sample-ms",
 }
 _TILE = re.compile(r"_(\d+)x(\d+)x(\d+)_(\d+)x(\d+)x1_")
 
 
 def _split(config: str) -> tuple[str, str, int]:
+    if config.startswith("cublaslt:"):  # a pinned configuration: raster H, swizzle 1
+        return "cublas", "H", 1
     parts = config.split(":")
     raster = parts[1] if len(parts) > 1 else "H"
     swizzle = int(parts[2]) if len(parts) > 2 else 1
@@ -92,7 +96,8 @@ def _ms(config: str, m: int, n: int, k: int) -> float:
     tm, tn = (int(tile.group(1)), int(tile.group(2))) if tile else (128, 128)
     waves = -(-m // tm) * -(-n // tn) / 132
     efficiency = 0.5 + 0.3 * min(1.0, tm * tn / (128 * 256))
-    jitter = int(hashlib.sha256(f"{name}{raster}{swizzle}".encode()).hexdigest()[:4], 16)
+    key = config if config.startswith("cublaslt:") else f"{name}{raster}{swizzle}"
+    jitter = int(hashlib.sha256(key.encode()).hexdigest()[:4], 16)
     ideal_ms = 2.0 * m * n * k / 800e12 * 1e3
     return ideal_ms / efficiency * (1.0 + 0.05 * (waves % 1)) * (1.0 + jitter / 65536 / 10)
 

@@ -19,6 +19,7 @@ from benchspace.harness.errors import UsageError
 
 pytestmark = pytest.mark.skipif(shutil.which("nvcc") is None, reason="no nvcc")
 
+PIN = "cublaslt:id=66;tile=194;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5"
 K = "cutlass3x_sm90_tensorop_gemm_bf16_bf16_f32_void_bf16_128x128x64_1x2x1_0_tnn_align8_x"
 TEXTS = (
     K,
@@ -35,6 +36,11 @@ TEXTS = (
     f"{K}:X",
     "cublas:algo",
     "cublas:best",
+    PIN,
+    PIN.replace("id=66", "id=x"),
+    PIN.rsplit(";", 1)[0],
+    "cublaslt:tile=194;" + PIN.split(";", 1)[1],
+    PIN + ";ws=0",
 )
 
 
@@ -47,11 +53,13 @@ def driver(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_describe_lists_the_readers_columns(driver: Path) -> None:
     out = subprocess.run([str(driver), "--describe"], capture_output=True, text=True, check=True)
     described = json.loads(out.stdout)
-    assert described["version"] == 3 and described["abi_version"] == 2
+    assert described["version"] == 4 and described["abi_version"] == 2
     columns = described["columns"].split(",")
     assert columns[: len(COLUMNS)] == list(COLUMNS)
     assert {"splits", "decomposition", "ms_median", "cublas_algo"} <= set(columns)
-    assert {"position", "sentinel", "sentinel_ratio", "order_seed"} <= set(columns)
+    assert {"position", "sentinel", "sentinel_ratio", "order_seed", "iters"} <= set(columns)
+    assert described["defaults"]["sample_ms"] == 0
+    assert any(c.startswith("cublaslt:") for c in described["cublas"])
     assert "not_offered" in described["statuses"]
     assert described["round_columns"].startswith("config,M,N,K,round,seq,ms")
 
