@@ -27,7 +27,6 @@ Rendering goes through the generators' strict Jinja environment and identifier c
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -43,109 +42,43 @@ from benchspace.evaluation.deploy.dispatch_tree import (
     grow_tree,
     relabel,
 )
+from benchspace.evaluation.deploy.gemm_dispatch import (
+    CUBLAS,
+    DEFAULT_LEAVES,
+    DEFAULT_PATH,
+    ENV_SUFFIX,
+    GemmChoice,
+    GemmDispatch,
+    GemmHeaderSpec,
+    spec_from_space,
+)
 from benchspace.evaluation.deploy.select import score_matrix
-from benchspace.evaluation.deploy.shape_features import ShapeFeature, feature_matrix, shape_features
-from benchspace.evaluation.deploy.shape_sample import ShapeDomain, sample_shapes, shape_tuples
+from benchspace.evaluation.deploy.shape_features import feature_matrix, shape_features
+from benchspace.evaluation.deploy.shape_sample import sample_shapes, shape_tuples
 from benchspace.evaluation.selector.calibration import Y_FLOOR
 from benchspace.evaluation.selector.model_file import DeployedSelector
 from benchspace.generators.render import comment_text, environment
 from benchspace.harness import __version__
 from benchspace.harness.cxx_types import check_env_name, check_identifier, check_namespace
 from benchspace.harness.errors import HeaderError
-from benchspace.harness.spaces.model import Space
 
 TEMPLATE = "gemm_kernels.hh.j2"
-DEFAULT_PATH = "include/benchspace/gemm_kernels.hh"
-ENV_SUFFIX = "GEMM_KERNEL"
-CUBLAS = "cublas"
-"""The pseudo-kernel: dispatch to cuBLAS instead of a CUTLASS kernel."""
-DEFAULT_LEAVES = 512
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class GemmHeaderSpec:
-    """Where the header goes, how it is overridden, and its size budget and sample."""
-
-    path: str = DEFAULT_PATH
-    namespace: str = "benchspace::gemm"
-    env_var: str = "BENCHSPACE_" + ENV_SUFFIX
-    guard: str | None = None
-    max_leaves: int = DEFAULT_LEAVES
-    """The size budget: leaves of the dispatch tree (each one table row)."""
-    samples: int = 32000
-    """Shapes the tree is grown on."""
-    pilot: int = 4000
-    """The first ``pilot`` of them are scored over every candidate, to narrow the rest."""
-    narrow: int = 3
-    """Candidates kept: the union of each pilot shape's ``narrow`` best predicted."""
-    seed: int = 0
-    domain: ShapeDomain = field(default_factory=ShapeDomain)
-    edges_per_octave: int = 4
-    min_samples: int = 4
-    """Fewest sampled shapes a leaf may hold."""
-    quantised: bool = True
-    """Let nodes test the padding, tile and wave features too, not only M, N and K."""
-    temperature: float = 0.02
-    """Of the soft preferences the splits separate (log units of predicted throughput)."""
-    overgrow: int = 4
-    """Grow this many times the leaf budget, then prune back."""
-    tail: float = 0.03
-    """Regret past which a leaf's choice is penalised ..."""
-    tail_weight: float = 3.0
-    """... with this weight on top of the log regret itself."""
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class GemmChoice:
-    """A kernel with its runtime scheduler knobs (``cublas`` for the pseudo-kernel)."""
-
-    kernel: str
-    raster: str = "H"
-    swizzle: int = 1
-
-
-@dataclass(frozen=True, kw_only=True, slots=True)
-class GemmDispatch:
-    """The tree, the choices its leaves index, and the kernels the enum lists."""
-
-    spec: GemmHeaderSpec
-    tree: DispatchTree
-    choices: tuple[GemmChoice, ...]
-    kernels: tuple[str, ...]
-    """Enum order: sorted CUTLASS names (runners-up included), then ``cublas``."""
-    origin: str
-    """What chose the tree (selector name, file hash, training data), for the banner."""
-    features: tuple[ShapeFeature, ...]
-    """What the nodes test (node ``dim`` indexes this)."""
-    sms: int
-    """The SM count the wave features divide by."""
-    cublas_leaves: int = 0
-    note: str = ""
-    """The header's overview paragraph; empty: the sampled tree's (see :func:`header_view`)."""
-
-    def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
-        """The leaf node of each (M, N, K) row."""
-        return self.tree.leaf_of(feature_matrix(shapes, self.sms)[:, : len(self.features)])
-
-    def choose(self, shapes: np.ndarray) -> np.ndarray:
-        """The index into :attr:`choices` of each (M, N, K) row."""
-        return self.tree.choose(feature_matrix(shapes, self.sms)[:, : len(self.features)])
-
-
-def spec_from_space(space: Space) -> GemmHeaderSpec:
-    """The header spec declared by a space file's ``header`` section (defaults otherwise):
-    path, namespace, env prefix, guard and the leaf budget (``leaves``)."""
-    header = space.header
-    if header is None:
-        return GemmHeaderSpec()
-    leaves = space.raw.get("header", {}).get("leaves", DEFAULT_LEAVES)
-    return GemmHeaderSpec(
-        path=header.path,
-        namespace=header.namespace,
-        env_var=header.env_prefix + ENV_SUFFIX,
-        guard=header.guard,
-        max_leaves=int(leaves),
-    )
+__all__ = [  # the records live in gemm_dispatch; callers may import them from here
+    "CUBLAS",
+    "DEFAULT_LEAVES",
+    "DEFAULT_PATH",
+    "ENV_SUFFIX",
+    "TEMPLATE",
+    "GemmChoice",
+    "GemmDispatch",
+    "GemmHeaderSpec",
+    "choose_dispatch",
+    "header_view",
+    "narrowed_log_y",
+    "predicted_log_y",
+    "render_gemm_header",
+    "spec_from_space",
+]
 
 
 def predicted_log_y(selector: DeployedSelector, scores: np.ndarray) -> np.ndarray:
@@ -290,6 +223,30 @@ def _short(kernel: str) -> str:
     return kernel.split(marker, 1)[1] if marker in kernel else kernel
 
 
+def _kernel_entries(dispatch: GemmDispatch) -> tuple[list[dict[str, Any]], int]:
+    """The enum's entries (name, the text the override matches, code) and kFirstPinned."""
+    spec = dispatch.spec
+    kernels = list(dispatch.kernels)
+    if CUBLAS not in kernels or kernels[-1] != CUBLAS:
+        raise HeaderError(f"{spec.path}: the kernel list must end with {CUBLAS!r}")
+    if dispatch.pinned and dispatch.cublaslt_version <= 0:
+        raise HeaderError(
+            f"{spec.path}: {len(dispatch.pinned)} pinned cuBLASLt entries but no cuBLASLt "
+            "version they were measured with"
+        )
+    text = {p.enum_name: p.key for p in dispatch.pinned}
+    if len(text) != len(dispatch.pinned):
+        raise HeaderError(f"{spec.path}: a pinned cuBLASLt configuration is listed twice")
+    first = len(kernels) - 1 - len(dispatch.pinned)
+    if kernels[first:-1] != list(text):
+        raise HeaderError(
+            f"{spec.path}: the pinned entries must sit, in order, between the CUTLASS kernels "
+            f"and {CUBLAS!r}"
+        )
+    entries = [{"name": k, "text": text.get(k, k), "code": i} for i, k in enumerate(kernels)]
+    return entries, first
+
+
 def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
     """The checked values the template substitutes."""
     spec = dispatch.spec
@@ -304,9 +261,9 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
                 raise ValueError(f"raster {choice.raster!r} is not one of {', '.join(RASTERS)}")
     except ValueError as exc:
         raise HeaderError(f"{spec.path}: cannot generate: {exc}") from None
-    if CUBLAS not in dispatch.kernels or dispatch.kernels[-1] != CUBLAS:
-        raise HeaderError(f"{spec.path}: the kernel list must end with {CUBLAS!r}")
+    entries, first_pinned = _kernel_entries(dispatch)
     code = {k: i for i, k in enumerate(dispatch.kernels)}
+    shown = {p.enum_name: p.key for p in dispatch.pinned}
     used = sorted({n.choice for n in dispatch.tree.leaves})
     missing = [dispatch.choices[c].kernel for c in used if dispatch.choices[c].kernel not in code]
     if missing:
@@ -323,7 +280,8 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
                     "edge": 0,
                     "left": slot[node.choice],
                     "right": -1,
-                    "comment": f"leaf: {_short(choice.kernel)} ({node.samples} samples)",
+                    "comment": f"leaf: {shown.get(choice.kernel) or _short(choice.kernel)} "
+                    f"({node.samples} samples)",
                 }
             )
         else:
@@ -376,7 +334,10 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
         "overview": _wrap(dispatch.note or overview),
         "namespace": namespace,
         "env": env,
-        "kernels": [{"name": k, "code": code[k]} for k in dispatch.kernels],
+        "kernels": entries,
+        "cublaslt_version": int(dispatch.cublaslt_version) if dispatch.pinned else 0,
+        "first_pinned": first_pinned,
+        "pinned": [{"name": p.key, "attrs": list(p.values())} for p in dispatch.pinned],
         "choices": [{**c, "code": code[str(c["kernel"])]} for c in choices],
         "nodes": nodes,
         "features": [
