@@ -85,6 +85,9 @@ class GemmDispatch:
     """Pinned cuBLASLt configurations; a choice names one by its ``enum_name``."""
     cublaslt_version: int = 0
     """``cublasLtGetVersion()`` the pinned entries were measured with (0: none)."""
+    leaf_rule: str = ""
+    """How the leaves naming cublas or a pinned entry were decided, for the overview (empty:
+    the selector's same-round cuBLAS evidence)."""
 
     def leaf_of(self, shapes: np.ndarray) -> np.ndarray:
         """The leaf node of each (M, N, K) row."""

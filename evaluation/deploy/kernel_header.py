@@ -149,8 +149,12 @@ def choose_dispatch(
     spec: GemmHeaderSpec | None = None,
     layout: str | None = None,
     runners_up: int = 0,
+    cublas_leaves: bool = True,
 ) -> GemmDispatch:
     """Sample, score, grow the tree, mark cuBLAS leaves; see the module docstring.
+
+    ``cublas_leaves`` False: no leaf names ``cublas`` (for :mod:`evaluation.deploy.
+    leaf_policy` to decide the leaves on measured training shapes instead).
 
     ``runners_up`` more kernels per leaf (the next best by the leaf's geometric mean) join the
     enum, so that an A/B test through the override can name them, without being chosen.
@@ -197,7 +201,8 @@ def choose_dispatch(
             order = np.argsort(-total, kind="stable")[: 1 + runners_up]
             kernels.update(candidate[int(c)].kernel for c in order)
     chosen_layout = str(pool["layout"].iloc[0])
-    cublas = _cublas_leaves(tree, sms, len(features), selector.cublas, chosen_layout)
+    evidence = selector.cublas if cublas_leaves else None
+    cublas = _cublas_leaves(tree, sms, len(features), evidence, chosen_layout)
     cublas_code = len(candidate)
     tree = relabel(tree, {node: cublas_code for node, wins in cublas.items() if wins})
     choices = (*candidate, GemmChoice(kernel=CUBLAS))
@@ -322,9 +327,13 @@ def header_view(dispatch: GemmDispatch) -> dict[str, Any]:
         "candidate with the least log regret in the selector's predicted throughput over its "
         f"shapes, regret beyond {100 * spec.tail:g} % weighted {spec.tail_weight:g} times more. "
         "Nothing in this tree was measured at those shapes. `cublas` means: call cuBLAS "
-        "instead of a CUTLASS kernel; a leaf names it only where cuBLAS, timed in the same "
-        "rounds as the kernels, beat the selector's pick "
-        f"({dispatch.cublas_leaves} leaves here). Override: {env}=<kernel name> (or cublas) "
+        "instead of a CUTLASS kernel; "
+        + (
+            dispatch.leaf_rule
+            or "a leaf names it only where cuBLAS, timed in the same rounds as the kernels, "
+            "beat the selector's pick"
+        )
+        + f" ({dispatch.cublas_leaves} leaves here). Override: {env}=<kernel name> (or cublas) "
         "selects that entry for every shape; anything else keeps the compiled choice. "
         "`benchspace cutlass header --check` reports the regret against the selector."
     )

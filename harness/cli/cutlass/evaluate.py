@@ -41,6 +41,55 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="skip the header-vs-select rows (they grow a dispatch tree: one to two minutes)",
     )
     add_params_argument(parser)
+    parser.add_argument(
+        "--shipped",
+        nargs="+",
+        default=None,
+        metavar="MODEL",
+        help="instead of the study: judge these saved selectors (trained without the dataset's "
+        "evaluation split) and their headers (CUTLASS-only, or cublas, or pinned cuBLASLt; "
+        "leaves decided on the training split) on the evaluation split of a v2 dataset, and "
+        "say which to ship",
+    )
+    parser.add_argument(
+        "--pilot", type=int, default=1000, help="with --shipped: the headers' pilot shapes"
+    )
+    parser.add_argument(
+        "--narrow", type=int, default=4, help="with --shipped: candidates kept per pilot shape"
+    )
+
+
+def _shipped(args: argparse.Namespace, say: Callable[[str], None] | None) -> int:
+    from benchspace.evaluation.cutlass.dataset_read import load_dataset
+    from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
+    from benchspace.evaluation.deploy.gemm_dispatch import GemmHeaderSpec
+    from benchspace.evaluation.selector.model_file import load_selector
+    from benchspace.evaluation.study.shipped import render_rows
+    from benchspace.evaluation.study.shipped_run import decide, label_of, study_selector
+
+    if args.pilot < 1 or args.narrow < 1:
+        raise UsageError("--pilot and --narrow must be at least 1")
+    dataset = load_dataset(args.dataset)
+    train, held_out = cublas_evidence(dataset, "train"), cublas_evidence(dataset, "eval")
+    spec = GemmHeaderSpec(pilot=args.pilot, narrow=args.narrow)
+    studies = []
+    for path in args.shipped:
+        selector = load_selector(path)
+        studies.append(
+            study_selector(label_of(path), selector, spec, train, held_out, str(args.dataset), say)
+        )
+    rows = [r for s in studies for r in (s.select, *s.headers)]
+    title = (
+        f"On the {len(held_out.shapes)} evaluation shapes of {args.dataset} (recorded, "
+        "cuBLASLt heuristic timed in the same runs; headers: samples "
+        f"{spec.samples}, pilot {spec.pilot}, narrow {spec.narrow}, leaves decided on the "
+        f"{len(train.shapes)} training shapes)"
+    )
+    if say:
+        print(f"\r{'':<78}\r", end="", file=sys.stderr, flush=True)
+    print("\n".join(render_rows(rows, title)))
+    print(decide(studies)[1])
+    return 0
 
 
 def _progress() -> Callable[[str], None]:
@@ -60,6 +109,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--folds {args.folds}: grouped cross-validation needs at least 2")
     if args.repetitions < 1:
         raise UsageError(f"--repetitions {args.repetitions} must be at least 1")
+    if args.shipped:
+        return _shipped(args, _progress() if sys.stderr.isatty() else None)
     if args.out:
         check_output(Path(args.out) / "report.md", option="--out")
     dataset, hw = load(args)

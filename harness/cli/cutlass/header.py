@@ -13,9 +13,11 @@ from benchspace.evaluation.deploy.kernel_header import (
     spec_from_space,
 )
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.evaluation.selector.shipped import shipped_line
 from benchspace.harness.errors import UsageError
 from benchspace.harness.files import check_output
 from benchspace.harness.jsonio import write_text_atomic
+from benchspace.harness.profiles.model import Profile
 from benchspace.harness.project_paths import add_root_arguments, find_project_root, inside_project
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Space
@@ -26,6 +28,7 @@ DEFAULTS = GemmHeaderSpec()
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the selector, space, output, size budget, sample and ``--check`` options."""
     _tree_arguments(parser)
+    _leaf_arguments(parser)
     _check_arguments(parser)
     _profile_arguments(parser)
 
@@ -34,7 +37,8 @@ def _tree_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         default=str(SHIPPED_SELECTOR),
-        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
+        help=f"saved selector (default: the shipped {SHIPPED_SELECTOR.name}, the better on "
+        "held-out shapes)",
     )
     parser.add_argument(
         "--space",
@@ -78,6 +82,25 @@ def _tree_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _leaf_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--evidence",
+        default=None,
+        metavar="DATASET",
+        help="decide which leaves call cublas or a pinned cuBLASLt configuration on this v2 "
+        "dataset's training shapes (CUTLASS, the heuristic and cuBLASLt's top 8 timed in the "
+        "same runs) instead of the selector's own cuBLAS evidence",
+    )
+    parser.add_argument(
+        "--leaf-policy",
+        choices=("cutlass", "heuristic", "pinned"),
+        default="pinned",
+        help="with --evidence: cutlass (no cublas leaf), heuristic (a leaf keeps CUTLASS only "
+        "where it was reliably ahead, else cublas), pinned (also cuBLASLt configurations "
+        "reliably ahead of the heuristic; default)",
+    )
+
+
 def _check_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--check",
@@ -117,6 +140,20 @@ def _profile_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hardware", default="h200", help="with --from-profile: the SM count's descriptor"
     )
+    parser.add_argument(
+        "--store",
+        default=None,
+        help="with --from-profile: the run's measurement store, whose cublas_algo columns make "
+        "cublas:algo<i> winners pinned cuBLASLt entries (default: <profile stem>.store.sqlite "
+        "or store.sqlite[.gz] beside the profile; 'none': cublas:algo<i> only reported)",
+    )
+    parser.add_argument(
+        "--cublaslt-version",
+        type=int,
+        default=None,
+        help="with --from-profile: cublasLtGetVersion() of the run (default: the 'version' of "
+        "cublas.json beside the profile, as scripts/device/tune_shapes.sh writes it)",
+    )
     add_root_arguments(parser)
 
 
@@ -144,10 +181,13 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     )
     from benchspace.evaluation.deploy.shortlist import read_shortlist
     from benchspace.evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
+    from benchspace.evaluation.deploy.store_algos import cublas_algos
     from benchspace.harness.profiles.read import load_profile
 
     profile = load_profile(args.from_profile)
-    table = measured_table(profile)
+    store = _store(args)
+    algos = cublas_algos(store, _bench(profile)) if store is not None else {}
+    table = measured_table(profile, algos=algos)
     if args.topk is not None and not args.shortlist:
         raise UsageError("--topk needs --shortlist (the tune-shapes <stem>.shortlist.csv)")
     full = shape_summary(table)
@@ -160,16 +200,61 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     )
     out = _output(args, spec, space)
     check_output(out, option="--out")
-    dispatch = measured_dispatch(table, hw.sms, spec, origin)
+    version = args.cublaslt_version
+    if version is None:
+        version = _cublaslt_version(Path(args.from_profile).parent / "cublas.json")
+    dispatch = measured_dispatch(table, hw.sms, spec, origin, version)
     write_text_atomic(out, render_gemm_header(dispatch))
     summary = shape_summary(table)
-    print("\n".join(render_winners(summary, dispatch_hits(dispatch, summary))))
+    hits = dispatch_hits(dispatch, summary)
+    print("\n".join(render_winners(summary, hits)))
     print(render_prefix_regret(summary, full, args.topk))
+    confirmed = sum(w.source == "confirmation" for w in summary)
     print(
-        f"{out}: {len(dispatch.tree.leaves)} leaves for {len(summary)} measured shapes, "
-        f"{dispatch.cublas_leaves} leaves cublas; override with {spec.env_var}=<kernel name>"
+        f"winners judged on the confirmation rounds for {confirmed} of {len(summary)} shapes"
+        + ("" if confirmed == len(summary) else " (the rest: the selection rounds, no --confirm)")
+        + (
+            f"; cuBLASLt configurations from {store}"
+            if store
+            else "; no store: cublas:algo<i> only reported"
+        )
+    )
+    print(
+        f"{out}: {sum(hits)} of {len(summary)} measured shapes dispatch their winner; "
+        f"{len(dispatch.tree.leaves)} leaves ({len(summary)} exact-match), "
+        f"{dispatch.cublas_leaves} leaves cublas, {len(dispatch.pinned)} pinned cuBLASLt "
+        f"entries; override with {spec.env_var}=<kernel name>"
     )
     return 0
+
+
+def _bench(profile: Profile) -> str:
+    names = list(profile.results)
+    return names[0] if len(names) == 1 else "gemm_tune_shapes"
+
+
+def _store(args: argparse.Namespace) -> Path | None:
+    from benchspace.evaluation.deploy.store_algos import store_beside
+
+    if args.store == "none":
+        return None
+    if args.store:
+        path = Path(args.store)
+        if not path.is_file():
+            raise UsageError(f"--store {path}: no such file; pass the run's store or 'none'")
+        return path
+    return store_beside(Path(args.from_profile))
+
+
+def _cublaslt_version(path: Path) -> int:
+    """The 'version' of a --cublas-info JSON file; 0 when absent or unreadable."""
+    import json
+
+    try:
+        value = json.loads(path.read_text()).get("version")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return int(value) if isinstance(value, int) else 0
 
 
 def run(args: argparse.Namespace) -> int:
@@ -197,15 +282,29 @@ def run(args: argparse.Namespace) -> int:
         # A space's header.path: inside the space's project, never through a symlink.
         out = _output(args, spec, space)
         check_output(out, option="--out")  # before the tree is grown
+    evidence = None
+    if args.evidence:
+        from benchspace.evaluation.cutlass.dataset_read import load_dataset
+        from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
+
+        evidence = cublas_evidence(load_dataset(args.evidence), "train")
     selector = load_selector(args.model)
-    dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))
+    print(shipped_line(args.model))
+    dispatch = choose_dispatch(
+        selector, spec, args.layout, max(args.runners_up, 0), cublas_leaves=evidence is None
+    )
+    if evidence is not None:
+        from benchspace.evaluation.deploy.leaf_policy import policy_dispatch
+
+        dispatch = policy_dispatch(dispatch, evidence, args.leaf_policy)
     leaves = len(dispatch.tree.leaves)
     if out is not None:
         write_text_atomic(out, render_gemm_header(dispatch))
         chosen = len({dispatch.choices[n.choice].kernel for n in dispatch.tree.leaves})
         print(
             f"{out}: {leaves} leaves, {chosen} distinct kernels chosen "
-            f"({dispatch.cublas_leaves} leaves cublas), {len(dispatch.kernels)} in the enum; "
+            f"({dispatch.cublas_leaves} leaves cublas, {len(dispatch.pinned)} pinned cuBLASLt "
+            f"entries), {len(dispatch.kernels)} in the enum; "
             f"override with {spec.env_var}=<kernel name>"
         )
     if args.check:

@@ -7,6 +7,7 @@ import argparse
 from benchspace.evaluation.deploy.select import cublas_advice, rank_shape
 from benchspace.evaluation.deploy.select_format import render_ranking
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+from benchspace.evaluation.selector.shipped import shipped_line
 from benchspace.harness.errors import UsageError
 
 MAX_DIM = 2**31
@@ -20,7 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         default=str(SHIPPED_SELECTOR),
-        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
+        help=f"saved selector (default: the shipped {SHIPPED_SELECTOR.name}, the better on "
+        "held-out shapes)",
     )
     parser.add_argument("--layout", default=None, help="operand layout (default: the only one)")
     parser.add_argument("--top", type=int, default=5, help="candidates to list (default: 5)")
@@ -41,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     shape = (args.M, args.N, args.K)
     advice = cublas_advice(selector, args.M, args.N, args.K, args.layout)
     lines = render_ranking(shape, ranked, selector.name, args.model, args.top, advice)
-    print("\n".join(lines))
+    print("\n".join([*lines, shipped_line(args.model)]))
     return 0

@@ -37,7 +37,8 @@ def _shortlist_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--model",
         default=str(SHIPPED_SELECTOR),
-        help="saved selector (default: the shipped evaluation/data/models/h200_selector.json)",
+        help=f"saved selector (default: the shipped {SHIPPED_SELECTOR.name}, the better on "
+        "held-out shapes)",
     )
     parser.add_argument("--layout", default=None, help="operand layout (default: the only one)")
     parser.add_argument(

@@ -207,14 +207,19 @@ def test_topk_prefix_of_the_shortlist(tuned: Path, capsys: pytest.CaptureFixture
     assert "top 1 of each shortlist" in text
 
 
-def _table(rows: list[tuple[tuple[int, int, int], str, float]]) -> pd.DataFrame:
+def _table(
+    rows: list[tuple[tuple[int, int, int], str, float]],
+    confirmed: int = -1,
+    pinned: dict[tuple[tuple[int, int, int], str], str] | None = None,
+) -> pd.DataFrame:
     out = []
     for (m, n, k), config, tflops in rows:
         kernel = CUBLAS if config.startswith("cublas:") else config.split(":")[0]
         parts = config.split(":")
         raster = "H" if kernel == CUBLAS or len(parts) < 2 else parts[1]
         swizzle = 1 if kernel == CUBLAS or len(parts) < 3 else int(parts[2])
-        out.append((m, n, k, config, kernel, raster, swizzle, tflops))
+        key = (pinned or {}).get(((m, n, k), config), "")
+        out.append((m, n, k, config, kernel, raster, swizzle, tflops, confirmed, key))
     return pd.DataFrame(out, columns=COLUMNS)
 
 
@@ -234,15 +239,50 @@ def test_measured_dispatch_gives_each_shape_its_winner_and_cublas_may_win() -> N
     assert [(x.kernel, x.raster, x.swizzle) for x in chosen] == [
         (KA, "H", 1), (CUBLAS, "H", 1), (KB, "M", 2)
     ]  # fmt: skip
-    assert dispatch.cublas_leaves == 1 and dispatch.kernels == (KA, KB, CUBLAS)
+    # One exact leaf per shape, and the fall-through tree's leaves behind them.
+    assert len(dispatch.tree.leaves) == 3 + len(dispatch.tree.leaves[3:])
+    assert dispatch.cublas_leaves >= 1 and dispatch.kernels == (KA, KB, CUBLAS)
     text = render_gemm_header(dispatch)
-    assert "fastest configuration measured at its shape" in text
+    assert "One exact-match leaf per measured shape (3;" in text.replace("\n// ", " ")
     short = pd.DataFrame(
         {"M": [1056, 1056], "N": [4096] * 2, "K": [4096] * 2, "rank": [1, 2],
          "config": [KA, f"{KB}:M:2"]}
     )  # fmt: skip
     top1 = restrict_to_top(table[table["M"] == 1056], short, 1)
     assert sorted(top1["config"]) == ["cublas:heuristic", KA]
+
+
+PIN = "cublaslt:id=66;tile=194;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5"
+
+
+def test_a_cublaslt_winner_is_pinned_and_confirmation_rounds_judge() -> None:
+    a, b = (24, 4096, 4096), (1024, 4096, 4096)
+    heur = PIN.replace("tile=194", "tile=17")
+    rows = [(a, KA, 60.0), (a, "cublas:heuristic", 55.0), (a, "cublas:algo0", 70.0),
+            (a, "cublas:algo1", 71.0), (b, KA, 500.0), (b, KB, 510.0),
+            (b, "cublas:heuristic", 450.0)]  # fmt: skip
+    keys = {(a, "cublas:algo0"): PIN, (a, "cublas:algo1"): heur, (a, "cublas:heuristic"): heur}
+    table = _table(rows, pinned=keys)
+    # at b the selection said KB; its confirmation (re-timed KA and KB only) says KA
+    table.loc[table["M"] == 1024, "confirmed"] = 0
+    retimed = _table([(b, KA, 505.0), (b, KB, 490.0)], confirmed=1)
+    table = pd.concat([table, retimed], ignore_index=True)
+    summary = shape_summary(table)
+    # algo1 runs the heuristic's own configuration: not a pinned candidate of its own
+    assert [w.winner for w in summary] == [PIN, KA]
+    assert [w.source for w in summary] == ["selection", "confirmation"]
+    with pytest.raises(UsageError, match="--cublaslt-version"):
+        measured_dispatch(table, 132)
+    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True, True]
+    assert [p.key for p in dispatch.pinned] == [PIN]
+    text = render_gemm_header(dispatch)
+    assert "kCublasLtVersion = 130100;" in text and f'"{PIN}",' in text
+    prose = " ".join(line.removeprefix("// ") for line in text.splitlines())
+    assert "confirmation rounds of `tune --confirm` for 1 of 2 shapes" in prose
+    # a shape between the measured ones is not an exact match: it takes the tree's leaf
+    (code,) = dispatch.choose(np.array([(25, 4096, 4096)]))
+    assert dispatch.choices[int(code)].kernel != dispatch.pinned[0].enum_name
 
 
 def test_curve_regret_and_gpu_time() -> None:
@@ -283,11 +323,24 @@ def test_report_on_recorded_data(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_committed_device_space_is_what_tune_shapes_writes(tmp_path: Path) -> None:
-    """spaces/tune_shapes_llm.json (scripts/device/tune_shapes.sh) from the shipped selector."""
+    """spaces/tune_shapes_llm.json (scripts/device/tune_shapes.sh) from the v1 selector (the
+    one shipped when it was measured)."""
     root = Path(__file__).parents[3]
     shapes = root / "evaluation" / "data" / "shapes" / "llm_projections.txt"
     out = tmp_path / "llm.json"
-    assert main(["cutlass", "tune-shapes", str(shapes), "--topk", "8", "--out", str(out)]) == 0
+    v1 = root / "evaluation" / "data" / "models" / "h200_selector.json"
+    argv = [
+        "cutlass",
+        "tune-shapes",
+        str(shapes),
+        "--topk",
+        "8",
+        "--model",
+        str(v1),
+        "--out",
+        str(out),
+    ]
+    assert main(argv) == 0
     committed = json.loads((root / "spaces" / "tune_shapes_llm.json").read_text())
     fresh = json.loads(out.read_text())
     assert committed["spaces"] == fresh["spaces"]

@@ -1,0 +1,43 @@
+"""Which saved selector ``select``, ``header`` and ``tune-shapes`` use by default, and the
+held-out figure that decided it (``benchspace cutlass evaluate DATASET --shipped A B``
+prints it; rerun it when a selector is retrained). Pure."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class ShippedDecision:
+    """The default selector and why."""
+
+    model: str
+    """File name under ``evaluation/data/models``."""
+    figure: str
+    """The held-out figure that decided it."""
+    command: str
+    """The command that prints the figure."""
+
+
+DECISION = ShippedDecision(
+    model="h200_selector_v2.json",
+    figure="PENDING",
+    command=(
+        "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped "
+        "evaluation/data/models/h200_selector.json v2_train.json (v2_train.json: benchspace "
+        "cutlass train evaluation/data/h200/v2 --split train --out v2_train.json)"
+    ),
+)
+
+
+def shipped_line(path: str | Path) -> str:
+    """One line naming the selector in use, with the decision when it is the default."""
+    from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR
+
+    if Path(path).resolve() == SHIPPED_SELECTOR.resolve():
+        return (
+            f"selector: {SHIPPED_SELECTOR.name} (the default: {DECISION.figure}; "
+            f"`{DECISION.command}`)"
+        )
+    return f"selector: {path}"
