@@ -82,3 +82,32 @@ def cublas_algos(path: Path, bench: str) -> dict[tuple[Shape, str], PinnedConfig
             continue
         out[shape, config] = from_cublas_algo(algo, f"{path}: {config} at {shape}")
     return out
+
+
+def sentinel_ratios(path: Path, bench: str) -> dict[str, float]:
+    """Per shape (``MxNxK``) of ``bench``: the position sentinel's last/first of its driver
+    run (driver v3 on: the first copy's row carries ``sentinel_ratio``); {} when none."""
+    db = _connect(path)
+    try:
+        rows = db.execute(
+            "SELECT extra FROM attempts WHERE bench = ? AND status = 'ok' "
+            "AND extra LIKE '%sentinel_ratio%' ORDER BY id",
+            (bench,),
+        ).fetchall()
+    except sqlite3.Error as exc:
+        raise UsageError(
+            f"{path}: not a benchspace measurement store ({exc}); pass --store"
+        ) from None
+    finally:
+        db.close()
+    out: dict[str, float] = {}
+    for (extra_text,) in rows:
+        try:
+            extra = json.loads(extra_text)
+            ratio = float(extra["sentinel_ratio"])
+            name = f"{int(extra['M'])}x{int(extra['N'])}x{int(extra['K'])}"
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            continue
+        if str(extra.get("sentinel", "first")) == "first" and ratio > 0:
+            out[name] = ratio
+    return out

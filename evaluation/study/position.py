@@ -75,3 +75,30 @@ def warnings_for(ratios: dict[str, float]) -> list[str]:
         for name, value in sorted(ratios.items())
         if abs(value - 1) > TOLERANCE
     ]
+
+
+def run_ratios(rows: pd.DataFrame, key: str = "run") -> dict[str, float]:
+    """Per driver run (the ``key`` column): its sentinel's last/first (runs without one are
+    left out)."""
+    if key not in rows or "sentinel" not in rows or "sentinel_ratio" not in rows:
+        return {}
+    first = rows[rows["sentinel"].astype(str) == "first"]
+    values = pd.to_numeric(first["sentinel_ratio"], errors="coerce")
+    out = values.groupby(first[key].astype(str)).first().dropna()
+    return {str(k): float(v) for k, v in out.items()}
+
+
+def warning_line(ratios: dict[str, float], shown: int = 4) -> str | None:
+    """One line naming the runs whose sentinel reads outside 1 ± 2 % (None: none does)."""
+    bad = sorted(
+        ((name, value) for name, value in ratios.items() if abs(value - 1) > TOLERANCE),
+        key=lambda item: -abs(item[1] - 1),
+    )
+    if not bad:
+        return None
+    named = ", ".join(f"{name} {value:.4f}" for name, value in bad[:shown])
+    more = f" and {len(bad) - shown} more" if len(bad) > shown else ""
+    return (
+        f"warning: position sentinel last/first outside 1 ± {TOLERANCE:.0%} in {len(bad)} of "
+        f"{len(ratios)} runs ({named}{more}): their timings depend on list position; re-run them"
+    )

@@ -219,6 +219,13 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
             else "; no store: cublas:algo<i> only reported"
         )
     )
+    if store is not None:
+        from benchspace.evaluation.deploy.store_algos import sentinel_ratios
+        from benchspace.evaluation.study.position import warning_line
+
+        warning = warning_line(sentinel_ratios(store, _bench(profile)))
+        if warning:
+            print(warning)
     print(
         f"{out}: {sum(hits)} of {len(summary)} measured shapes dispatch their winner; "
         f"{len(dispatch.tree.leaves)} leaves ({len(summary)} exact-match), "

@@ -183,6 +183,11 @@ def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> li
     except ValueError as exc:
         raise UsageError(f"{folder}: {exc}") from None
     lines = render_measured(curve)
+    from benchspace.evaluation.study.position import run_ratios, warning_line
+
+    warning = warning_line(run_ratios(dataset.rows))
+    if warning:
+        lines.append(warning)
     if args.measured_out is not None:
         out: Path = args.measured_out
         check_output(out / "per_shape.csv", option="--measured-out")

@@ -58,3 +58,23 @@ def test_recorded_h200_data_passes_the_geomean_target() -> None:
     check = position_check(rows)
     assert check is not None and check.runs == 479
     assert abs(check.geomean - 1) <= 0.01
+
+
+def test_one_warning_line_names_the_runs_outside_two_percent() -> None:
+    from benchspace.evaluation.study.position import run_ratios, warning_line
+
+    rows = pd.DataFrame(
+        {
+            "run": ["a", "a", "b", "c", "d", "e", "f", "g"],
+            "sentinel": ["first", "", "first", "first", "first", "first", "first", "first"],
+            "sentinel_ratio": [1.005, None, 1.031, 0.97, 1.019, 0.9, 1.5, 1.04],
+        }
+    )
+    ratios = run_ratios(rows)
+    assert ratios["a"] == 1.005 and len(ratios) == 7
+    line = warning_line(ratios)
+    assert line is not None and "\n" not in line
+    # d reads 1.019: inside; the worst first, four named, the rest counted
+    assert "in 5 of 7 runs (f 1.5000, e 0.9000, g 1.0400, b 1.0310 and 1 more)" in line
+    assert warning_line({"a": 1.01, "b": 0.985}) is None
+    assert run_ratios(rows.drop(columns=["sentinel_ratio"])) == {}
