@@ -165,6 +165,35 @@ inline constexpr const char* kGemmKernelNames[kGemmKernelCount] = {
     "cublas",
 };
 
+// Pinned cuBLASLt configurations: the enumerators from kFirstPinned on, kNumPinned of them,
+// sit between the CUTLASS kernels and `cublas`; kPinned[code - kFirstPinned] holds the
+// attributes to rebuild one with cublasLtMatmulAlgoInit (algo_id) and
+// cublasLtMatmulAlgoConfigSetAttribute (CUBLASLT_ALGO_CONFIG_TILE_ID, SPLITK_NUM,
+// REDUCTION_SCHEME, CTA_SWIZZLING, CUSTOM_OPTION, STAGES_ID, INNER_SHAPE_ID,
+// CLUSTER_SHAPE_ID), and its name in kGemmKernelNames is its `cublaslt:id=..;...` key. At
+// run time a pinned entry is used only when the loaded cuBLASLt's cublasLtGetVersion()
+// equals kCublasLtVersion (the version it was measured with) and cublasLtMatmulAlgoCheck
+// accepts it for the problem; otherwise the caller falls back to the cuBLASLt heuristic
+// (`cublas`). BENCHSPACE_GEMM_KERNEL may name a pinned entry by its key.
+struct CublasLtConfig {
+    int32_t algo_id, tile, splitk, reduction, swizzle, custom, stages, inner, cluster;
+};
+
+inline constexpr int64_t kCublasLtVersion = 0;
+inline constexpr int32_t kFirstPinned = 65;
+inline constexpr int32_t kNumPinned = 0;
+
+inline constexpr CublasLtConfig kPinned[kNumPinned > 0 ? kNumPinned : 1] = {
+    {0, 0, 0, 0, 0, 0, 0, 0, 0},  // none: a placeholder, never read
+};
+
+// The attributes of a pinned entry; nullptr for a CUTLASS kernel or `cublas`.
+inline constexpr const CublasLtConfig* gemm_pinned_config(GemmKernel kernel) noexcept {
+    const int32_t code = static_cast<int32_t>(kernel);
+    return code >= kFirstPinned && code < kFirstPinned + kNumPinned ? &kPinned[code - kFirstPinned]
+                                                                    : nullptr;
+}
+
 // A kernel with its runtime scheduler knobs: raster order ('H' heuristic, 'M' along M,
 // 'N' along N) and max swizzle size (for `cublas`: 'H', 1, unused).
 struct GemmChoice {
