@@ -27,14 +27,14 @@ from benchspace.evaluation.selector.calibration import Calibration
 from benchspace.evaluation.selector.encoding import FeatureSpec
 from benchspace.evaluation.selector.mlp import FoldedMLP, MLPSelector
 from benchspace.evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
-from benchspace.evaluation.selector.shipped import DECISION
+from benchspace.evaluation.selector.shipped import SHIPPED_PATH
 from benchspace.harness.errors import BenchspaceError, json_path
 from benchspace.harness.files import decode, parse_json, read_bytes
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 SHIPPED = DATA_DIR / "models"
 """Trained selectors shipped with the package (``h200_selector.json`` and its trees)."""
-SHIPPED_SELECTOR = SHIPPED / DECISION.model
+SHIPPED_SELECTOR = SHIPPED_PATH
 """The selector ``select``, ``header`` and ``tune-shapes`` use when none is named: the better
 on held-out shapes (:mod:`evaluation.selector.shipped` holds the figure)."""
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchspace.evaluation import DATA_DIR
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ShippedDecision:
@@ -30,14 +32,13 @@ DECISION = ShippedDecision(
     ),
 )
 
+SHIPPED_PATH = DATA_DIR / "models" / DECISION.model
+
 
 def shipped_line(path: str | Path) -> str:
     """One line naming the selector in use, with the decision when it is the default."""
-    from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR
-
-    if Path(path).resolve() == SHIPPED_SELECTOR.resolve():
+    if Path(path).resolve() == SHIPPED_PATH.resolve():
         return (
-            f"selector: {SHIPPED_SELECTOR.name} (the default: {DECISION.figure}; "
-            f"`{DECISION.command}`)"
+            f"selector: {SHIPPED_PATH.name} (the default: {DECISION.figure}; `{DECISION.command}`)"
         )
     return f"selector: {path}"
