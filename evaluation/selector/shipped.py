@@ -35,10 +35,8 @@ DECISION = ShippedDecision(
 SHIPPED_PATH = DATA_DIR / "models" / DECISION.model
 
 
-def shipped_line(path: str | Path) -> str:
-    """One line naming the selector in use, with the decision when it is the default."""
-    if Path(path).resolve() == SHIPPED_PATH.resolve():
-        return (
-            f"selector: {SHIPPED_PATH.name} (the default: {DECISION.figure}; `{DECISION.command}`)"
-        )
-    return f"selector: {path}"
+def shipped_line(path: str | Path) -> str | None:
+    """The line naming the default selector and the figure that decided it; None for another."""
+    if Path(path).resolve() != SHIPPED_PATH.resolve():
+        return None
+    return f"selector: {SHIPPED_PATH.name} (the default: {DECISION.figure}; `{DECISION.command}`)"

@@ -296,7 +296,9 @@ def run(args: argparse.Namespace) -> int:
 
         evidence = cublas_evidence(load_dataset(args.evidence), "train")
     selector = load_selector(args.model)
-    print(shipped_line(args.model))
+    line = shipped_line(args.model)
+    if line:
+        print(line)
     dispatch = choose_dispatch(
         selector, spec, args.layout, max(args.runners_up, 0), cublas_leaves=evidence is None
     )

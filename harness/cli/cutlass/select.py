@@ -43,5 +43,6 @@ def run(args: argparse.Namespace) -> int:
     shape = (args.M, args.N, args.K)
     advice = cublas_advice(selector, args.M, args.N, args.K, args.layout)
     lines = render_ranking(shape, ranked, selector.name, args.model, args.top, advice)
-    print("\n".join([*lines, shipped_line(args.model)]))
+    line = shipped_line(args.model)
+    print("\n".join([*lines, *([line] if line else [])]))
     return 0

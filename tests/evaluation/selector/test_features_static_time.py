@@ -86,9 +86,9 @@ def test_knobs_default_and_are_features(h200: Hardware) -> None:
 
 def test_the_shipped_version_1_selector_still_loads_and_scores(h200: Hardware) -> None:
     from benchspace.evaluation.deploy.select import rank_shape
-    from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
+    from benchspace.evaluation.selector.model_file import SHIPPED, load_selector
 
-    selector = load_selector(SHIPPED_SELECTOR)
+    selector = load_selector(SHIPPED / "h200_selector.json")  # v1 (the default is v2's now)
     assert selector.spec.version == 1
     ranked = rank_shape(selector, 4096, 4096, 4096)
     assert len(ranked) == len(selector.candidates) and ranked["score"].notna().all()
