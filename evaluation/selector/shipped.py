@@ -23,8 +23,11 @@ class ShippedDecision:
 
 
 DECISION = ShippedDecision(
-    model="h200_selector_v2.json",
-    figure="PENDING",
+    model="h200_selector.json",
+    figure=(
+        "v1 until this held-out comparison has been run to the end; it names the better "
+        "of v1 and v2 by the mean regret of select on dataset v2's 64 evaluation shapes"
+    ),
     command=(
         "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped "
         "evaluation/data/models/h200_selector.json v2_train.json (v2_train.json: benchspace "
