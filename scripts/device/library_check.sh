@@ -7,7 +7,8 @@
 #   cmake -S $LIB -B $LIB/build && cmake --build ... -j$JOBS     carried in .whl as for build.sh)
 #   $LIB/build/verify_and_time $SHAPES --rounds $ROUNDS --min-ms $MIN_MS
 #
-#   run: bash scripts/device/library_check.sh   (env: HEADER SHAPES LIB JOBS PER_TU ROUNDS MIN_MS)
+#   run: bash scripts/device/library_check.sh   (env: HEADER SHAPES LIB JOBS PER_TU ROUNDS MIN_MS
+#        COMMIT: the commit to record, where the copy on the GPU machine has no .git)
 #
 # Brings back under $OUT: library_check.csv.gz (one row per shape: the header's choice, what
 # run() ran, ok, rel_err, ms of run() and of the heuristic, speedup), provenance.json (GPU,

@@ -239,3 +239,35 @@ def test_the_emitted_sources_compile(tmp_path: Path, capsys: pytest.CaptureFixtu
         proc = subprocess.run(command, capture_output=True, text=True, check=False)
         assert proc.returncode == 0, f"{source.name}: {proc.stderr[-3000:]}"
         assert (tmp_path / f"{source.stem}.o").stat().st_size > 1000
+
+
+@pytest.mark.slow_nvcc
+@pytest.mark.skipif(NVCC is None or shutil.which("cmake") is None, reason="needs nvcc and cmake")
+def test_cmake_configures_every_target_for_sm90a(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """cmake -S DIR -B BUILD (no build): both targets compile for sm_90a, CUTLASS_DIR found."""
+    assert NVCC is not None
+    header = tmp_path / "gemm_kernels.hh"
+    header.write_text(small_header())
+    out = tmp_path / "lib"
+    assert _run(["--header", str(header), "--out", str(out)], capsys)[0] == 0
+    # Only configured: a stand-in for libcublasLt where the toolkit has none.
+    stand_in = tmp_path / "libcublasLt.so"
+    stand_in.write_bytes(b"")
+    build = tmp_path / "build"
+    command = [
+        "cmake",
+        "-S",
+        str(out),
+        "-B",
+        str(build),
+        f"-DCMAKE_CUDA_COMPILER={NVCC}",
+        f"-DCUDA_cublasLt_LIBRARY={stand_in}",
+    ]
+    proc = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "lacks 90a" not in proc.stderr
+    for target in ("benchspace_gemm", "verify_and_time"):
+        flags = (build / "CMakeFiles" / f"{target}.dir" / "flags.make").read_text()
+        assert "sm_90a" in flags, target
