@@ -7,7 +7,7 @@
 #   cmake -S $LIB -B $LIB/build && cmake --build ... -j$JOBS     carried in .whl as for build.sh)
 #   $LIB/build/verify_and_time $SHAPES --rounds $ROUNDS --min-ms $MIN_MS
 #
-#   run: bash scripts/device/library_check.sh   (env: HEADER SHAPES LIB JOBS PER_TU ROUNDS MIN_MS
+#   run: bash scripts/device/library_check.sh   (env: HEADER SHAPES LIB JOBS PER_TU ROUNDS MIN_MS CUBLASLT_ROOT
 #        COMMIT: the commit to record, where the copy on the GPU machine has no .git)
 #
 # Brings back under $OUT: library_check.csv.gz (one row per shape: the header's choice, what
@@ -38,7 +38,19 @@ python3 -m benchspace.harness.cli cutlass library --header "$HEADER" --out "$LIB
     --per-tu "$PER_TU" > "$OUT/library.log" 2>&1 || { cat "$OUT/library.log"; exit 1; }
 cat "$OUT/library.log"
 generator=(); command -v ninja >/dev/null && generator=(-G Ninja)
+# cuBLASLt: the toolkit's, else the nvidia-cublas wheel's (as tune_shapes.sh finds it).
+CUBLASLT_ROOT=${CUBLASLT_ROOT:-}
+if [ -z "$CUBLASLT_ROOT" ] && [ ! -f /usr/local/cuda/include/cublasLt.h ]; then
+  CUBLASLT_ROOT=$(python3 - 2>/dev/null <<'PY'
+import glob, os, nvidia
+found = [h for p in nvidia.__path__ for h in sorted(glob.glob(os.path.join(p, "*", "include", "cublasLt.h")))]
+print(os.path.dirname(os.path.dirname(found[0])) if found else "")
+PY
+)
+fi
+echo "cuBLASLt: ${CUBLASLT_ROOT:-from the CUDA toolkit}"
 cmake -S "$LIB" -B "$LIB/build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
+    ${CUBLASLT_ROOT:+-DCUBLASLT_ROOT="$CUBLASLT_ROOT"} \
     > "$OUT/build.log" 2>&1 && cmake --build "$LIB/build" -j "$JOBS" >> "$OUT/build.log" 2>&1
 build_rc=$?
 built=$(date +%s)

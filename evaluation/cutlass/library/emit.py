@@ -96,16 +96,18 @@ def render_library(
     *,
     cutlass_dir: str,
     cutlass_version: str,
+    cublaslt_root: str = "",
     per_tu: int = DEFAULT_PER_TU,
 ) -> LibraryProject:
     """The project's files for a parsed header; ``operations`` maps each of its CUTLASS kernel
     names to its cutlass_library ``GemmOperation``."""
     from cutlass_library.gemm_operation import EmitGemmUniversal3xInstance
 
-    if '"' in cutlass_dir or "\\" in cutlass_dir or "\n" in cutlass_dir:
-        raise UsageError(
-            f"--cutlass-dir {cutlass_dir!r}: a CMake path may not hold quotes or backslashes"
-        )
+    for option, path in (("--cutlass-dir", cutlass_dir), ("--cublaslt-root", cublaslt_root)):
+        if any(c in path for c in '"\\\n$;'):
+            raise UsageError(
+                f"{option} {path!r}: a CMake path may not hold quotes, backslashes, '$' or ';'"
+            )
     sources = split_sources(header.cutlass, per_tu)
     emitter = EmitGemmUniversal3xInstance()
     common: dict[str, Any] = {
@@ -123,6 +125,7 @@ def render_library(
         "max_rel_err": MAX_REL_ERR,
         "cutlass_dir": cutlass_dir,
         "cutlass_version": cutlass_version,
+        "cublaslt_root": cublaslt_root,
         "cuda_flags": CUDA_FLAGS,
     }
     env = _environment()
@@ -152,6 +155,7 @@ def render_library(
         "namespace": header.namespace,
         "cutlass_version": cutlass_version,
         "cutlass_dir": cutlass_dir,
+        "cublaslt_root": cublaslt_root,
         "cutlass_kernels": list(header.cutlass),
         "pinned": [p.key for p in header.pinned],
         "cublaslt_version": header.cublaslt_version,
@@ -165,6 +169,20 @@ def render_library(
         cutlass_dir=cutlass_dir,
         cutlass_version=cutlass_version,
     )
+
+
+def default_cublaslt_root() -> str:
+    """The nvidia-cublas wheel's folder holding include/cublasLt.h (``nvidia/cu13`` for CUDA
+    13, ``nvidia/cublas`` before), where that wheel is installed; empty otherwise (CMake then
+    looks in the CUDA toolkit)."""
+    try:
+        import nvidia  # type: ignore[import-not-found]
+    except ImportError:
+        return ""
+    for base in map(Path, getattr(nvidia, "__path__", [])):
+        for header in sorted(base.glob("*/include/cublasLt.h")):
+            return str(header.parent.parent)
+    return ""
 
 
 def write_library(project: LibraryProject, out_dir: Path) -> list[Path]:

@@ -20,7 +20,7 @@ DEFAULT_HEADER = "include/benchspace/gemm_kernels.hh"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """Register ``--header``, ``--out``, ``--per-tu`` and ``--cutlass-dir``."""
+    """Register ``--header``, ``--out``, ``--per-tu``, ``--cutlass-dir`` and ``--cublaslt-root``."""
     parser.add_argument(
         "--header",
         type=Path,
@@ -39,6 +39,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="CMake's default CUTLASS_DIR (default: the installed nvidia-cutlass wheel's "
         "cutlass_library.source_path)",
+    )
+    parser.add_argument(
+        "--cublaslt-root",
+        default=None,
+        help="CMake's default CUBLASLT_ROOT, a folder with include/cublasLt.h and lib/ "
+        "(default: the installed nvidia-cublas wheel's, else empty: the CUDA toolkit's)",
     )
 
 
@@ -66,7 +72,11 @@ def _operations(names: tuple[str, ...]) -> dict[str, Any]:
 
 def run(args: argparse.Namespace) -> int:
     """Parse the header, emit its kernels and the dispatch, write DIR; print what and how."""
-    from benchspace.evaluation.cutlass.library.emit import render_library, write_library
+    from benchspace.evaluation.cutlass.library.emit import (
+        default_cublaslt_root,
+        render_library,
+        write_library,
+    )
     from benchspace.evaluation.cutlass.library.header_read import parse_header
     from benchspace.evaluation.cutlass.nvcc import cutlass_include_dirs, cutlass_version
 
@@ -84,6 +94,7 @@ def run(args: argparse.Namespace) -> int:
         operations,
         cutlass_dir=cutlass_dir,
         cutlass_version=cutlass_version(),
+        cublaslt_root=default_cublaslt_root() if args.cublaslt_root is None else args.cublaslt_root,
         per_tu=args.per_tu,
     )
     _check_out(args.out)
