@@ -252,9 +252,13 @@ def test_cmake_configures_every_target_for_sm90a(
     header.write_text(small_header())
     out = tmp_path / "lib"
     assert _run(["--header", str(header), "--out", str(out)], capsys)[0] == 0
-    # Only configured: a stand-in for libcublasLt where the toolkit has none.
-    stand_in = tmp_path / "libcublasLt.so"
-    stand_in.write_bytes(b"")
+    # Only configured: a stand-in cuBLASLt root (the nvidia-cublas wheel's layout) where the
+    # toolkit has none.
+    stand_in = tmp_path / "cu13"
+    (stand_in / "include").mkdir(parents=True)
+    (stand_in / "lib").mkdir()
+    (stand_in / "include" / "cublasLt.h").write_text("")
+    (stand_in / "lib" / "libcublasLt.so.13").write_bytes(b"")
     build = tmp_path / "build"
     command = [
         "cmake",
@@ -263,7 +267,7 @@ def test_cmake_configures_every_target_for_sm90a(
         "-B",
         str(build),
         f"-DCMAKE_CUDA_COMPILER={NVCC}",
-        f"-DCUDA_cublasLt_LIBRARY={stand_in}",
+        f"-DCUBLASLT_ROOT={stand_in}",
     ]
     proc = subprocess.run(command, capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
