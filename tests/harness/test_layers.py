@@ -60,6 +60,7 @@ PURE = (
     "benchspace.generators.render",
     "benchspace.evaluation.selector.features",
     "benchspace.evaluation.selector.encoding",
+    "benchspace.evaluation.cutlass.library.header_read",
 )
 
 

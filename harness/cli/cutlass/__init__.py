@@ -76,6 +76,11 @@ ACTIONS: dict[str, tuple[str, str]] = {
         "Generate the GEMM kernel header (a dispatch tree derived from the selector); --check "
         "reports its regret against select.",
     ),
+    "library": (
+        "library",
+        "Write a CMake project that builds a GEMM header's dispatch into a library: "
+        "benchspace::gemm::run() over its CUTLASS kernels, pinned cuBLASLt entries and cuBLASLt.",
+    ),
     "tune-shapes": (
         "tune_shapes",
         "Shortlist the selector's top K candidates per user shape as a space to measure, with "
