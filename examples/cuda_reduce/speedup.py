@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 1
     out = []
-    for result in profile.results:
+    for result in profile.results.values():
         gains = case_gains(result, library_defaults(space, result.bench))
         print("\n".join(gain_lines(result.bench, result.metric, gains)))
         out.append(gains_data(result.bench, result.metric, gains))

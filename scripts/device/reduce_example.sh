@@ -26,7 +26,7 @@ if [ "${1:-}" = "pack" ]; then
   rm -rf "$dest" && mkdir -p "$dest" || exit 1
   # The code and the example, without the study's data (the device needs none of it).
   git -C "$root" archive HEAD benchspace harness generators evaluation examples spaces scripts \
-      include pyproject.toml setup.py ':!evaluation/data' | tar -x -C "$dest" || exit 1
+      include benchmarks/demo pyproject.toml setup.py ':!evaluation/data' | tar -x -C "$dest" || exit 1
   git -C "$root" rev-parse HEAD > "$dest/COMMIT"
   if [ -n "$(git -C "$root" status --porcelain --untracked-files=no)" ]; then
     echo "pack: note: uncommitted changes are not packed (HEAD $(cat "$dest/COMMIT"))"
@@ -128,6 +128,9 @@ try:
     ):
         runs[status] = {"count": n, "seconds": round(s or 0.0, 3)}
     db.close()
+    db = sqlite3.connect(f"{out}/store.sqlite")  # fold the write-ahead log into the file
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    db.close()
 except sqlite3.Error as exc:
     builds["error"] = str(exc)
 device = json.load(open(f"{out}/device.json"))
@@ -156,6 +159,9 @@ print(f"sweep wall {prov['sweep_wall_s']} s; build seconds {prov['build_seconds_
       f"run seconds {prov['run_seconds_total']}; SM clock during {during.get('sm_mhz')}")
 PY
 rm -f "$OUT/device.json"
-[ -f "$OUT/store.sqlite" ] && gzip -9 -f "$OUT/store.sqlite"
+if [ -f "$OUT/store.sqlite" ]; then
+  rm -f "$OUT/store.sqlite-wal" "$OUT/store.sqlite-shm" "$OUT/store.sqlite.lock"
+  gzip -9 -f "$OUT/store.sqlite"
+fi
 ls -la "$OUT"
 echo "reduce_example: $(( $(date +%s) - start )) s"
