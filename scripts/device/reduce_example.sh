@@ -43,7 +43,7 @@ fi
 
 source scripts/device/env.sh
 set +e  # a failed step must not lose what the others brought
-export PATH=/usr/local/cuda/bin:$PATH
+command -v nvcc >/dev/null || export PATH=/usr/local/cuda/bin:$PATH
 SPACE=${SPACE:-spaces/h200_reduce.json}
 JOBS=${JOBS:-16}
 B=build/cuda_reduce
