@@ -64,11 +64,7 @@ def case_gains(result: BenchResult, defaults: Mapping[str, Value]) -> list[CaseG
     """Per case with a best: the default's median beside the winner's."""
     gains = []
     for best in sorted(result.per_case_best, key=lambda r: r.case_index):
-        mine = [
-            r
-            for r in result.measurements
-            if r.case_index == best.case_index and r.median is not None and _matches(r, defaults)
-        ]
+        mine = [r for r in result.rows if r.case_index == best.case_index and _matches(r, defaults)]
         gains.append(
             CaseGain(
                 case_index=best.case_index,
@@ -92,7 +88,8 @@ def geomean_speedup(gains: Sequence[CaseGain]) -> float | None:
 
 
 def _label(values: Mapping[str, ParamValue]) -> str:
-    return " ".join(f"{k}={render_value(v)}" for k, v in values.items()) or "(none)"
+    words = [f"{k}={'(unset)' if v is None else render_value(v)}" for k, v in values.items()]
+    return " ".join(words) or "(none)"
 
 
 def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
@@ -106,10 +103,13 @@ def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
         dm = f"{g.default_median:.4g}" if g.default_median is not None else "not measured"
         bm = f"{g.best_median:.4g}" if g.best_median is not None else "-"
         up = f"{g.speedup:.3f}x" if g.speedup is not None else "-"
-        lines.append(f"  case {g.case_index} ({case}): default {dm}, best {bm} ({_label(g.best)}): {up}")
+        lines.append(
+            f"  case {g.case_index} ({case}): default {dm}, best {bm} ({_label(g.best)}): {up}"
+        )
     mean = geomean_speedup(gains)
     shown = f"{mean:.3f}x" if mean is not None else "-"
-    lines.append(f"  geometric mean speed-up over {sum(g.speedup is not None for g in gains)} cases: {shown}")
+    counted = sum(g.speedup is not None for g in gains)
+    lines.append(f"  geometric mean speed-up over {counted} cases: {shown}")
     return lines
 
 
