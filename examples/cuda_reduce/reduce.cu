@@ -13,8 +13,9 @@
 // (its values are multiples of 0.25, so the exact sum is known in closed form).
 //
 // Usage: reduce N   (prints a CSV table: name,gpu_time_us,gb_per_s,blocks,rel_error)
-// gpu_time_us is the median over 7 samples of one reduction's time measured with CUDA events
-// around a back-to-back loop of at least 5 ms of launches (after warm-up launches).
+// gpu_time_us is the median over 7 samples of one reduction's time, measured with CUDA events
+// around one launch of a CUDA graph of back-to-back reductions lasting at least 5 ms (after
+// warm-up launches); blocks is the first pass's grid.
 #ifndef BLOCK_SIZE
 #include "benchspace_variant.hh"  // "deliver": "header" puts the #defines here
 #endif
@@ -146,32 +147,54 @@ int main(int argc, char** argv) {
     fill<<<static_cast<unsigned>((n + 255) / 256), 256>>>(x, n);
     CHECK(cudaGetLastError());
 
+    // The timed work is a CUDA graph of `reps` back-to-back reductions, so that the host's
+    // launch rate (a few microseconds a launch, slower while compiles load the CPU) never
+    // bounds a small reduction's figure: the events time the device alone.
+    cudaStream_t stream;
+    CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
     auto reduce_once = [&] {
-        kernel<<<blocks, BLOCK_SIZE>>>(x, n, partials);
-        final_sum<<<1, kFinalThreads>>>(partials, blocks, out);
+        kernel<<<blocks, BLOCK_SIZE, 0, stream>>>(x, n, partials);
+        final_sum<<<1, kFinalThreads, 0, stream>>>(partials, blocks, out);
+    };
+    auto make_graph = [&](int reps) {
+        cudaGraph_t graph;
+        cudaGraphExec_t exec;
+        CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+        for (int r = 0; r < reps; ++r) reduce_once();
+        CHECK(cudaStreamEndCapture(stream, &graph));
+        CHECK(cudaGraphInstantiate(&exec, graph, 0));
+        CHECK(cudaGraphDestroy(graph));
+        return exec;
     };
     cudaEvent_t start;
     cudaEvent_t stop;
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&stop));
-    auto time_ms = [&](int reps) {
-        CHECK(cudaEventRecord(start));
-        for (int r = 0; r < reps; ++r) reduce_once();
-        CHECK(cudaEventRecord(stop));
+    auto time_ms = [&](cudaGraphExec_t exec) {
+        CHECK(cudaEventRecord(start, stream));
+        CHECK(cudaGraphLaunch(exec, stream));
+        CHECK(cudaEventRecord(stop, stream));
         CHECK(cudaEventSynchronize(stop));
         float ms = 0.0f;
         CHECK(cudaEventElapsedTime(&ms, start, stop));
         return static_cast<double>(ms);
     };
-    for (int r = 0; r < 3; ++r) reduce_once();  // warm-up (clocks, caches, lazy loading)
-    CHECK(cudaGetLastError());
-    CHECK(cudaDeviceSynchronize());
-    int reps = 1;
-    while (time_ms(reps) < 5.0 && reps < (1 << 20)) reps *= 2;  // >= 5 ms per sample
+    CHECK(cudaDeviceSynchronize());  // the fill done
+    constexpr int kProbe = 16;
+    cudaGraphExec_t probe = make_graph(kProbe);
+    for (int r = 0; r < 3; ++r) time_ms(probe);  // warm-up (clocks, caches, lazy loading)
+    const double probe_ms = time_ms(probe) / kProbe;
+    CHECK(cudaGraphExecDestroy(probe));
+    const int reps = static_cast<int>(
+        std::min(4096.0, std::max(static_cast<double>(kProbe), std::ceil(5.0 / probe_ms))));
+    cudaGraphExec_t exec = make_graph(reps);  // >= 5 ms per sample (at most 4096 reductions)
+    time_ms(exec);
     std::vector<double> samples;
-    for (int k = 0; k < 7; ++k) samples.push_back(1e3 * time_ms(reps) / reps);
+    for (int k = 0; k < 7; ++k) samples.push_back(1e3 * time_ms(exec) / reps);
     std::sort(samples.begin(), samples.end());
     const double us = samples[samples.size() / 2];
+    CHECK(cudaGraphExecDestroy(exec));
+    CHECK(cudaGetLastError());
 
     float got = 0.0f;
     CHECK(cudaMemcpy(&got, out, sizeof(float), cudaMemcpyDeviceToHost));
@@ -180,6 +203,7 @@ int main(int argc, char** argv) {
     CHECK(cudaFree(x));
     CHECK(cudaFree(partials));
     CHECK(cudaFree(out));
+    CHECK(cudaStreamDestroy(stream));
     if (!(rel <= 1e-4)) {  // a wrong sum is no figure to tune on
         std::fprintf(stderr, "%s: wrong sum %.9g (exact %.9g, relative error %.3g)\n", argv[0],
                      static_cast<double>(got), want, rel);
