@@ -15,8 +15,10 @@
 #   cd .devcarry/variants2 && bash scripts/device/reduce_example.sh
 #
 # (env: SPACE, default spaces/h200_reduce.json; JOBS, default 16; REPEATS, default the
-# space's 3). Brings back under $OUT (at most 8 files): profile.json, store.sqlite.gz, the
-# header cuda_reduce_params.hh, speedup.txt + speedup.json, provenance.json (GPU, driver,
+# space's 3; TUNE_LIMIT, default 480 s: the sweep stops there, the rest still runs, and the
+# same command again on the warm machine resumes from the store in build/cuda_reduce).
+# Brings back under $OUT (at most 8 files): profile.json, store.sqlite.gz, the header
+# cuda_reduce_params.hh, speedup.txt + speedup.json, provenance.json (GPU, driver,
 # nvcc, clocks and power before/during/after, commit, build and run seconds) and tune.log.
 set -uo pipefail
 
@@ -68,10 +70,15 @@ dmon=$!
 repeats=()
 [ -n "${REPEATS:-}" ] && repeats=(--repeats "$REPEATS")
 tune0=$(date +%s.%N)
-python3 -m benchspace.harness.cli tune --space "$SPACE" --build-dir "$B" --build-jobs "$JOBS" \
-    --out "$OUT/profile.json" --store "$OUT/store.sqlite" --allow-failures "${repeats[@]}" \
-    >> "$OUT/tune.log" 2>&1
+# The store lives in the build folder: a second call on the still-warm machine resumes from it
+# (what is measured is not measured again) when a first one ran out of time.
+timeout -s INT "${TUNE_LIMIT:-480}" python3 -m benchspace.harness.cli tune --space "$SPACE" \
+    --build-dir "$B" --build-jobs "$JOBS" --out "$OUT/profile.json" --store "$B/store.sqlite" \
+    --allow-failures "${repeats[@]}" >> "$OUT/tune.log" 2>&1
 tune_rc=$?
+if [ "$tune_rc" = 124 ]; then
+  echo "tune: stopped after ${TUNE_LIMIT:-480} s; run the same command again to resume"
+fi
 tune1=$(date +%s.%N)
 kill "$dmon" 2>/dev/null
 wait "$dmon" 2>/dev/null
@@ -120,7 +127,7 @@ except OSError:
     pass
 builds, runs = {}, {}
 try:
-    db = sqlite3.connect(f"file:{out}/store.sqlite?mode=ro", uri=True)
+    db = sqlite3.connect(f"file:{os.environ['B']}/store.sqlite?mode=ro", uri=True)
     for status, n, s in db.execute("SELECT status, COUNT(*), SUM(seconds) FROM builds GROUP BY status"):
         builds[status] = {"count": n, "seconds": round(s or 0.0, 3)}
     for status, n, s in db.execute(
@@ -128,7 +135,7 @@ try:
     ):
         runs[status] = {"count": n, "seconds": round(s or 0.0, 3)}
     db.close()
-    db = sqlite3.connect(f"{out}/store.sqlite")  # fold the write-ahead log into the file
+    db = sqlite3.connect(f"{os.environ['B']}/store.sqlite")  # the write-ahead log folded in
     db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     db.close()
 except sqlite3.Error as exc:
@@ -159,9 +166,6 @@ print(f"sweep wall {prov['sweep_wall_s']} s; build seconds {prov['build_seconds_
       f"run seconds {prov['run_seconds_total']}; SM clock during {during.get('sm_mhz')}")
 PY
 rm -f "$OUT/device.json"
-if [ -f "$OUT/store.sqlite" ]; then
-  rm -f "$OUT/store.sqlite-wal" "$OUT/store.sqlite-shm" "$OUT/store.sqlite.lock"
-  gzip -9 -f "$OUT/store.sqlite"
-fi
+[ -f "$B/store.sqlite" ] && gzip -9 -c "$B/store.sqlite" > "$OUT/store.sqlite.gz"
 ls -la "$OUT"
 echo "reduce_example: $(( $(date +%s) - start )) s"
