@@ -13,7 +13,7 @@ from __future__ import annotations
 import shlex
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchspace.harness.abtest.ab import (
     ABOptions,
@@ -30,7 +30,10 @@ from benchspace.harness.execute.invoke import Invocation, RunOptions
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.review_doc import review_changes
 from benchspace.harness.spaces.model import Bench, Consumer, Space
-from benchspace.harness.values import Value
+from benchspace.harness.values import Value, render_value
+
+if TYPE_CHECKING:  # the variants' module imports this one's A/B records
+    from benchspace.harness.variants.confirm_sides import CompileConfirm
 
 Status = Literal["accepted", "rejected", "unconfirmed", "error", "skipped"]
 STATUSES: tuple[Status, ...] = ("accepted", "rejected", "unconfirmed", "error", "skipped")
@@ -211,6 +214,8 @@ class Run:
     target: Target
     result: ABResult | None = None
     error: str = ""
+    compiled: tuple[Mapping[str, Value], Mapping[str, Value]] | None = None
+    """A's and B's compile-time values, when the change is one (two variants ran)."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,8 +281,11 @@ def confirm_changes(
     accept_unconfirmed: bool = False,
     record: Callable[[Measurement], None] | None = None,
     report: Report | None = None,
+    compile_confirm: CompileConfirm | None = None,
 ) -> list[ChangeVerdict]:
-    """A/B every change at its targets (changes a review marked rejected are skipped)."""
+    """A/B every change at its targets (changes a review marked rejected are skipped); a
+    change of a compile-time parameter of the consumer bench A/Bs two variants built through
+    `compile_confirm` (`harness.variants.confirm_sides`)."""
     outcomes = []
     for change in changes:
         if change.entry.get("accepted", True) is False:
@@ -294,16 +302,25 @@ def confirm_changes(
         targets, notes = plan_targets(space, change)
         runs = []
         for target in targets:
+            compiled = None
             try:
-                base, direction = target_invocation(space, target, options)
-                a, b = sides(change, base)
+                pair = compile_confirm and compile_confirm.pair(
+                    target.bench, target.case_index, target.consumer, constant=change.constant,
+                    bucket=change.bucket, old=change.env_old, new=change.env_new, options=options,
+                )  # fmt: skip
+                if pair:
+                    a, b, direction = pair.a, pair.b, pair.direction
+                    compiled = (dict(pair.a_values), dict(pair.b_values))
+                else:
+                    base, direction = target_invocation(space, target, options)
+                    a, b = sides(change, base)
                 result = run_ab(a, b, ab, direction=direction, record=record)
             except BenchspaceError as exc:
                 runs.append(Run(target=target, error=str(exc)))
                 if report is not None:
                     report(change, target, None)
                 continue
-            runs.append(Run(target=target, result=result))
+            runs.append(Run(target=target, result=result, compiled=compiled))
             if report is not None:
                 report(change, target, result)
         status, reason = judge(change, runs, accept_unconfirmed=accept_unconfirmed)
@@ -336,6 +353,10 @@ def run_record(run: Run) -> dict[str, Any]:
     if run.result is None:
         return {**out, "error": run.error}
     r = run.result
+    if run.compiled is not None:
+        out["compile_a"] = {k: render_value(v) for k, v in run.compiled[0].items()}
+        out["compile_b"] = {k: render_value(v) for k, v in run.compiled[1].items()}
+        out["exe_a"], out["exe_b"] = str(r.a.invocation.exe_path), str(r.b.invocation.exe_path)
     return {
         **out,
         "argv": list(r.b.invocation.argv),

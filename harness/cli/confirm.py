@@ -5,10 +5,12 @@ from __future__ import annotations
 import argparse
 import platform
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from benchspace.generators.header_io import read_header
+from benchspace.generators.header_io import checked_in_incumbents, read_header
+from benchspace.generators.header_model import incumbents_from_header
 from benchspace.generators.header_parse import parse_header
 from benchspace.generators.review import review_header
 from benchspace.generators.review_format import review_document
@@ -32,6 +34,8 @@ from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Space
 from benchspace.harness.store import Store
+from benchspace.harness.values import Value, parse_value
+from benchspace.harness.variants.confirm_sides import CompileConfirm, unknown_given
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -76,6 +80,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--store", type=Path, help="measurement store (default <profile>.confirm.store.sqlite)"
     )
+    parser.add_argument(
+        "--compile", action="append", default=[], metavar="NAME=VAL",
+        help="a compile-time value both sides' variants take (repeat; default: the checked-in "
+        "header's value for the bucket)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--builds-store", type=Path,
+        help="store whose builds table finds and records the variants (default: the sweep's "
+        "<profile>.store.sqlite when it exists, else <build-dir>/variants/builds.store.sqlite)",
+    )  # fmt: skip
     parser.add_argument("--quiet", action="store_true", help="no progress on a terminal")
 
 
@@ -124,6 +138,7 @@ def run(args: argparse.Namespace) -> int:
         inputs = ((args.profile, "the profile"), (args.review, "the review"))
         check_not_input(args.out, option="--out", inputs=(*inputs, (args.space, "the space")))
     space = load_space(args.space)
+    given = _given(args.compile, space)  # a usage error before anything is measured
     meta = load_profile(args.profile).meta
     if args.review is not None:
         review, source = _read_review(args.review), str(args.review)
@@ -147,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if not store_path.is_dir():  # a directory is refused by the store itself
         check_output(store_path, option="--store")
     report = None if args.quiet or not sys.stderr.isatty() else _report
+    compiled = _compile_confirm(args, space, given, options.build_dir, store_path)
     with Store(store_path) as store:
         outcomes = confirm_changes(
             space,
@@ -156,6 +172,7 @@ def run(args: argparse.Namespace) -> int:
             accept_unconfirmed=args.accept_unconfirmed,
             record=store.add,
             report=report,
+            compile_confirm=compiled,
         )
     settings = {
         "profile": str(args.profile),
@@ -172,6 +189,46 @@ def run(args: argparse.Namespace) -> int:
         print(f"wrote {args.out}", file=sys.stderr)
     sys.stdout.write(dumps(document) if args.format == "json" else render_markdown(outcomes))
     return exit_code(outcomes)
+
+
+def _given(items: list[str], space: Space) -> dict[str, Value]:
+    """``--compile NAME=VALUE`` pairs, each a compile-time parameter of the space."""
+    given: dict[str, Value] = {}
+    for item in items:
+        name, eq, text = item.partition("=")
+        if not eq or not name:
+            raise UsageError(f"--compile {item!r}: write NAME=VALUE")
+        given[name] = parse_value(text)
+    unknown = unknown_given(space, given)
+    if unknown:
+        raise UsageError(f"--compile {unknown[0]}: not a compile-time parameter of the space")
+    return given
+
+
+def _compile_confirm(
+    args: argparse.Namespace,
+    space: Space,
+    given: Mapping[str, Value],
+    build_dir: Path,
+    store_path: Path,
+) -> CompileConfirm | None:
+    """How compile-time changes get their variants (None: the space has no such bench)."""
+    if not any(bench.build is not None for bench in space.benches):
+        return None
+    builds = args.builds_store
+    if builds is None:
+        sweep = args.profile.with_name(args.profile.name.removesuffix(".json") + ".store.sqlite")
+        builds = sweep if sweep.is_file() else build_dir / "variants" / "builds.store.sqlite"
+    if builds.resolve() == store_path.resolve():
+        raise UsageError("--builds-store: give another file than --store (each is opened once)")
+    parsed = read_header(args.header) if args.header is not None else None
+    if parsed is not None:
+        incumbents: Mapping[str, Mapping[str, Value]] = incumbents_from_header(space, parsed)
+    else:
+        incumbents = {} if args.header is not None else checked_in_incumbents(space)[0]
+    return CompileConfirm(
+        space=space, build_dir=build_dir, store_path=builds, given=given, incumbents=incumbents
+    )
 
 
 def _report(change: ProposedChange, target: Target, result: ABResult | None) -> None:

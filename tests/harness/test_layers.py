@@ -38,6 +38,7 @@ PURE = (
     "benchspace.harness.execute.metric_check",
     "benchspace.harness.values",
     "benchspace.harness.variants.spec",
+    "benchspace.harness.variants.default_gain",
     "benchspace.harness.cxx_types",
     "benchspace.harness.profiles.model",
     "benchspace.harness.profiles.scoring",

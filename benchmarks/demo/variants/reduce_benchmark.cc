@@ -7,8 +7,9 @@
 // (a latency chain), and several lanes let adds overlap, until the lanes spill registers.
 //
 // Usage: reduce_benchmark N   (prints a CSV row: name,cpu_time_ns,sum)
-// cpu_time_ns is the process CPU time of one sum of N floats, the median of repeated timings
-// of at least 20 ms each.
+// cpu_time_ns is the process CPU time of one sum of N floats, the median of 5 timings of at
+// least REDUCE_SAMPLE_S seconds each (default 0.02; benchmarks/variant_pipeline.py builds
+// with a longer one).
 #ifndef REDUCE_LANES
 #include "benchspace_variant.hh"  // "deliver": "header" puts the #defines here
 #endif
@@ -19,6 +20,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <vector>
+
+#ifndef REDUCE_SAMPLE_S
+#define REDUCE_SAMPLE_S 0.02
+#endif
 
 static_assert(REDUCE_LANES >= 1 && REDUCE_LANES <= 64, "REDUCE_LANES must be in [1, 64]");
 
@@ -60,10 +65,10 @@ int main(int argc, char** argv) {
     for (long long i = 0; i < n; ++i) x[static_cast<size_t>(i)] = static_cast<float>(i % 7) * 0.25f;
     volatile float sink = 0.0f;
     int64_t reps = 1;
-    for (;;) {  // enough sums per timing for 20 ms of CPU time
+    for (;;) {  // enough sums per timing for REDUCE_SAMPLE_S of CPU time
         const double t0 = cpu_seconds();
         for (int64_t r = 0; r < reps; ++r) sink = sink + sum<REDUCE_LANES>(x.data(), n);
-        if (cpu_seconds() - t0 >= 0.02) break;
+        if (cpu_seconds() - t0 >= REDUCE_SAMPLE_S) break;
         reps *= 2;
     }
     std::vector<double> times;

@@ -1,0 +1,76 @@
+"""The winner's speed-up over the header's fallbacks (pure)."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow
+from benchspace.harness.spaces.load import load_space
+from benchspace.harness.variants.default_gain import (
+    case_gains,
+    gain_lines,
+    gains_data,
+    geomean_speedup,
+    library_defaults,
+)
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _row(case: int, bs: int, ipt: int, median: float | None) -> MeasurementRow:
+    return MeasurementRow(
+        case_index=case,
+        fixed={"n": 10**case},
+        params={"BLOCK_SIZE": bs, "ITEMS_PER_THREAD": ipt},
+        median=median,
+    )
+
+
+def _result(direction: str = "min") -> BenchResult:
+    rows = (
+        _row(0, 256, 4, 10.0),
+        _row(0, 512, 8, 8.0),
+        _row(1, 256, 4, 30.0),
+        _row(1, 64, 16, 15.0),
+        _row(2, 256, 4, None),  # the default failed in this case
+        _row(2, 128, 2, 5.0),
+    )
+    best = (rows[1], rows[3], rows[5]) if direction == "min" else (rows[0], rows[2], rows[5])
+    return BenchResult(
+        bench="cuda_reduce", metric="t", direction=direction, measurements=rows, per_case_best=best
+    )
+
+
+def test_the_library_default_is_the_headers_scalar_fallbacks() -> None:
+    space = load_space(ROOT / "spaces" / "h200_reduce.json")
+    assert library_defaults(space, "cuda_reduce") == {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 4}
+    assert library_defaults(space, "other") == {}
+    demo = load_space(ROOT / "spaces" / "demo_variants.json")
+    assert library_defaults(demo, "reduce") == {"REDUCE_LANES": 4}
+
+
+def test_speedup_per_case_and_geomean_skip_a_case_without_the_default() -> None:
+    defaults = {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 4}
+    gains = case_gains(_result(), defaults)
+    assert [g.speedup for g in gains] == [1.25, 2.0, None]
+    assert geomean_speedup(gains) == math.sqrt(1.25 * 2.0)
+    lines = gain_lines("cuda_reduce", "t", gains)
+    assert lines[0] == (
+        "cuda_reduce: winner against the library's default (BLOCK_SIZE=256 ITEMS_PER_THREAD=4), t"
+    )
+    assert lines[1].endswith("default 10, best 8 (BLOCK_SIZE=512 ITEMS_PER_THREAD=8): 1.250x")
+    assert "default not measured" in lines[3]
+    assert lines[-1] == "  geometric mean speed-up over 2 cases: 1.581x"
+    data = gains_data("cuda_reduce", "t", gains)
+    assert data["geomean_speedup"] == geomean_speedup(gains)
+
+
+def test_a_max_metric_divides_the_other_way_and_no_default_means_no_figure() -> None:
+    gains = case_gains(_result("max"), {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 4})
+    assert [g.speedup for g in gains[:2]] == [1.0, 1.0]
+    none = case_gains(_result(), {})
+    assert all(g.speedup is None for g in none)
+    assert geomean_speedup(none) is None
+    assert "(no header fallbacks)" in gain_lines("b", "t", none)[0]
+    assert gain_lines("b", "t", []) == ["b: no case has a measured best"]
