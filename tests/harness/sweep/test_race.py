@@ -125,7 +125,7 @@ def test_aa_race_with_load_and_unequal_noise(load_sd: float, noisy: float, bound
     """Ten equal configurations, 300 races: with a shared load per round (10 %), configuration
     0 survives in >= 95 %. Pooling assumes the configurations of a case share their noise;
     with configuration 0 three times noisier than the rest that is false, and the loss grows
-    (8.7 % in 1,000 races, docs/formats.md): this bounds how far."""
+    (19 of these 300 races, docs/formats.md): this bounds how far."""
     rule = RaceRule(min_repeats=2, cap=10, margin_pct=0.0)
     rng = random.Random(5)
     lost = 0
