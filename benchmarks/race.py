@@ -18,6 +18,7 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
     python benchmarks/race.py --build-dir build
+    python benchmarks/race.py --build-dir build --only-retunes --retunes 5   # part 3 alone
 
 Exits 1 when a criterion fails (race: <= 40 % of the invocations and every winner equal or
 within the margin; confirmation bias <= 1 %; 0 header values differ).
@@ -114,10 +115,34 @@ def compare_race(
         print(f"{key[0] + ' ' + str(key[1]):<22}{json.dumps(fp):<26}{json.dumps(rp):<26}"
               f"{shown:>7}  {rd.get('decided')} ({rd.get('samples')})")  # fmt: skip
     share = n_race / n_fixed
+    same_ok = ok
     ok &= share <= 0.40
+    counts = {k: sum(1 for v in raced.values() if v[2].get("decided") == k)
+              for k in ("separated", "tie", "cap")}  # fmt: skip
+    SUMMARY.append((label, n_fixed, n_race, same_ok, counts, _load()))
     print(f"{label}: invocations --repeats 10 {n_fixed}, --race {n_race} ({share:.0%}); "
-          f"winners equal or within {MARGIN:g} %: {'yes' if ok else 'NO'}")  # fmt: skip
+          f"winners equal or within {MARGIN:g} %: {'yes' if same_ok else 'NO'}")  # fmt: skip
     return ok
+
+
+SUMMARY: list[tuple[str, int, int, bool, dict[str, int], str]] = []
+
+
+def _load() -> str:
+    """The machine's load averages (1, 5, 15 min) while the part ran (timing is noisy under
+    load: the figures are to be read beside it)."""
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def summary() -> None:
+    """The race parts side by side: one row per bench."""
+    print(f"\n== --race against --repeats 10, side by side (margin {MARGIN:g} %)")
+    print(f"{'bench':<11}{'--repeats 10':>13}{'--race':>8}{'share':>7}  {'winners':<9}"
+          f"{'separated/tie/cap':<19}load 1/5/15 min")  # fmt: skip
+    for label, n_fixed, n_race, same, counts, load in SUMMARY:
+        cells = "/".join(str(counts[k]) for k in ("separated", "tie", "cap"))
+        print(f"{label:<11}{n_fixed:>13}{n_race:>8}{n_race / n_fixed:>7.0%}  "
+              f"{'same' if same else 'DIFFER':<9}{cells:<19}{load}")  # fmt: skip
 
 
 def synthetic(
@@ -191,7 +216,8 @@ def retunes(build: Path, work: Path, count: int) -> bool:
     differ = sum(1 for h in headers[1:] for k in headers[0] if h.get(k) != headers[0][k])
     print(f"\n== {count} retunes of the demo with --race --repeats 10 --confirm 3 "
           f"--confirm-rounds 5 (invocations {runs})")  # fmt: skip
-    print(f"header values: {len(headers[0])}; differing from the first retune's: {differ}")
+    print(f"header values: {len(headers[0])}; differing from the first retune's: {differ} "
+          f"(load {_load()})")  # fmt: skip
     for key in headers[0]:
         seen = [h.get(key) for h in headers]
         if len(set(map(repr, seen))) > 1:
@@ -206,7 +232,15 @@ def main() -> int:
     parser.add_argument("--skip-demo", action="store_true", help="synthetic parts only")
     parser.add_argument("--noise", type=float, default=0.01, help="synthetic race bench's noise")
     parser.add_argument("--skip-bias", action="store_true", help="no near-tie confirmation part")
+    parser.add_argument(
+        "--only-retunes", action="store_true", help="part 3 alone: the --retunes of the demo"
+    )
     args = parser.parse_args()
+    if args.only_retunes:
+        with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
+            ok = retunes(args.build_dir, Path(tmp), args.retunes)
+        print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
+        return 0 if ok else 1
     ok = True
     with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
         work = Path(tmp)
@@ -223,13 +257,15 @@ def main() -> int:
         def truth(case: int, params: Mapping[str, Any]) -> float:
             return means[f"{case},{params['k']}"]
 
-        print(f"synthetic race bench: noise {args.noise:.1%}", flush=True)
+        print(f"synthetic race bench: noise {args.noise:.1%}; load {_load()}", flush=True)
         ok &= compare_race("synthetic", space, build, work, env, truth)
         if not args.skip_bias:
             ok &= bias_check(work)
         if not args.skip_demo:
             demo = ROOT / "spaces" / "demo.json"
             ok &= compare_race("demo", demo, args.build_dir, work, {})
+        summary()
+        if not args.skip_demo and args.retunes > 0:
             ok &= retunes(args.build_dir, work, args.retunes)
     print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
     return 0 if ok else 1

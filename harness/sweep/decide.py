@@ -1,20 +1,23 @@
 """How a race decides a case (pure): which configurations are beaten, and when it ends.
 
-Every look compares each surviving configuration with the case's leader (the best median) by
-a one-sided Welch t-test on the logarithms of their samples: a configuration is dropped when
-it is slower than the leader at the per-look level. The error held at ``1 - confidence`` per
-case is the one that matters, losing the configuration with the best true centre anywhere in
-the race (an A/A race of ten equal configurations drops one of them, not a designated one,
-more often: tests/harness/sweep/test_race.py). The race looks at rounds min_repeats, twice
-that, ... and the cap (``ab``'s schedule); the error is split evenly over those looks
-(Bonferroni over looks, as ``ab``'s stopping rule does) and within a look over the
+The statistics are those of a randomized complete block design on the logarithms of the
+samples: every configuration of a case is measured once per round, rounds are interleaved, so
+each round is a block, and what a round shares (the load of the machine while it ran) cancels
+from every comparison; the residual variance is pooled over the case's configurations
+(:func:`fit`). At each look every survivor is compared with the case's leader (the best
+median) by a one-sided t-test on that fit, and dropped when slower at the per-look level.
+The error held at ``1 - confidence`` per case is losing the configuration with the best true
+centre anywhere in the race (an A/A race of ten equal configurations drops one of them, not a
+designated one, more often: tests/harness/sweep/test_race.py). The race looks at rounds
+min_repeats, twice that, ... and the cap (``ab``'s schedule); the error is split evenly over
+those looks (Bonferroni over looks, as ``ab``'s stopping rule does) and within a look over the
 comparisons with the leader (Bonferroni: the leader is the best of noisy medians, chosen by
 the same samples, and the true best is dropped only when its comparison with whichever
 configuration led rejects; a union bound over the possible leaders gives the factor).
-The race of a case ends when one configuration is left (``separated``), when every
-survivor's median is within the margin of the leader's (``tie``: none of them was shown
-slower, and none is worse by more than the margin as measured), or when the survivors
-reached the cap (``cap``).
+The race of a case ends when one configuration is left (``separated``), when every survivor
+is shown equivalent to the leader within the margin (``tie``: two one-sided tests per
+survivor at the look's level, so a tie claims, at the stated confidence, that none of the
+tied is more than the margin from the leader either way), or at the cap (``cap``).
 """
 
 from __future__ import annotations
@@ -30,7 +33,7 @@ Decided = Literal["separated", "tie", "cap"]
 DECISIONS: tuple[Decided, ...] = ("separated", "tie", "cap")
 
 CONFIDENCE = 0.95
-DEFAULT_MIN_REPEATS = 3
+DEFAULT_MIN_REPEATS = 2
 DEFAULT_MARGIN_PCT = 1.0
 
 
@@ -87,85 +90,198 @@ def rse(samples: Sequence[float]) -> float:
     return sd / math.sqrt(n) / abs(centre) if centre else math.inf
 
 
-def _log_stats(samples: Sequence[float], sign: float) -> tuple[float, float, int]:
-    """Mean and variance of the logs, oriented so that lower is better."""
-    logs = [sign * math.log(x) for x in samples]
-    n = len(logs)
-    mean = sum(logs) / n
-    var = sum((v - mean) ** 2 for v in logs) / (n - 1) if n > 1 else 0.0
-    return mean, var, n
+Samples = Sequence[float] | Mapping[int, float]
+"""One configuration's values: a mapping round -> value, or a list (position = round)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Fit:
+    """The case's log samples fitted (lower is better): per configuration its mean, and one
+    residual variance for all of them with its degrees of freedom."""
+
+    means: Mapping[int, float]
+    n: Mapping[int, int]
+    var: float
+    df: int
+    blocked: bool
+    """Whether rounds were blocks (a round's shared effect taken out)."""
+    logs: Mapping[int, tuple[float, ...]]
+    """Each configuration's log values as fitted (blocked: the common rounds, in order)."""
+
+
+def _as_rounds(samples: Samples) -> Mapping[int, float]:
+    return samples if isinstance(samples, Mapping) else dict(enumerate(samples))
+
+
+def fit(samples: Mapping[int, Samples], direction: str, *, blocked: bool = True) -> Fit | None:
+    """Fit the configurations' log values (None when no variance can be estimated).
+
+    Blocked (the default), the rounds every configuration has a value in are the blocks of a
+    randomized complete block design: log x[i, r] = mu[i] + beta[r] + e, so a round's shared
+    effect (the machine's load while the round ran: rounds are interleaved) cancels from every
+    comparison, and the residual variance is pooled over every configuration, with
+    (k - 1)(rounds - 1) degrees of freedom. Without two complete rounds (or `blocked` false:
+    samples whose rounds are not known), a one-way fit pools the within-configuration
+    variances (sum of n_i - 1 degrees of freedom). Pooling assumes the configurations of one
+    case share their relative noise (one size, one machine)."""
+    sign = -1.0 if direction == "max" else 1.0
+    lists = [s for s in samples.values() if not isinstance(s, Mapping)]
+    if len({len(s) for s in lists}) > 1:
+        blocked = False  # lists of unequal length: their positions are not rounds
+    logs = {
+        i: {r: sign * math.log(v) for r, v in _as_rounds(s).items() if v > 0}
+        for i, s in samples.items()
+    }
+    logs = {i: s for i, s in logs.items() if s}
+    if len(logs) < 2:
+        return None
+    common = sorted(set.intersection(*(set(s) for s in logs.values()))) if blocked else []
+    k, b = len(logs), len(common)
+    if b >= 2 and (k - 1) * (b - 1) >= 1:
+        rows = {i: [s[r] for r in common] for i, s in logs.items()}
+        means = {i: sum(v) / b for i, v in rows.items()}
+        block = [sum(rows[i][j] for i in rows) / k for j in range(b)]
+        grand = sum(means.values()) / k
+        ss = sum((rows[i][j] - means[i] - block[j] + grand) ** 2 for i in rows for j in range(b))
+        df = (k - 1) * (b - 1)
+        return Fit(
+            means=means,
+            n={i: b for i in rows},
+            var=ss / df,
+            df=df,
+            blocked=True,
+            logs={i: tuple(v) for i, v in rows.items()},
+        )
+    means = {i: sum(s.values()) / len(s) for i, s in logs.items()}
+    df = sum(len(s) - 1 for s in logs.values())
+    if df < 1:
+        return None
+    ss = sum((v - means[i]) ** 2 for i, s in logs.items() for v in s.values())
+    n = {i: len(s) for i, s in logs.items()}
+    return Fit(
+        means=means,
+        n=n,
+        var=ss / df,
+        df=df,
+        blocked=False,
+        logs={i: tuple(s.values()) for i, s in logs.items()},
+    )
+
+
+def _contrast(fit_: Fit, a: int, b: int) -> tuple[float, float, float]:
+    """The difference of two configurations' log means, its standard error and degrees of
+    freedom. The error is the larger of the pooled one and the pair's own (paired differences
+    when blocked, Welch otherwise), so a pair noisier than the rest of its case is not judged
+    by the case's quieter noise; the degrees of freedom are the pooled fit's."""
+    diff = fit_.means[a] - fit_.means[b]
+    pooled = fit_.var * (1 / fit_.n[a] + 1 / fit_.n[b])
+    own = _pair_variance(fit_, a, b)
+    return diff, math.sqrt(max(pooled, own or 0.0)), float(fit_.df)
+
+
+def _pair_variance(fit_: Fit, a: int, b: int) -> float | None:
+    xa, xb = fit_.logs[a], fit_.logs[b]
+    if fit_.blocked:
+        d = [p - q for p, q in zip(xa, xb, strict=True)]
+        return _var(d) / len(d) if len(d) >= 2 else None
+    if len(xa) < 2 or len(xb) < 2:
+        return None
+    return _var(xa) / len(xa) + _var(xb) / len(xb)
+
+
+def _var(values: Sequence[float]) -> float:
+    mean = sum(values) / len(values)
+    return sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+
+
+def _t(fit_: Fit, challenger: int, leader: int, shift: float) -> tuple[float, float]:
+    """The t statistic of (challenger - leader - shift) in log units (+-inf: no noise), and
+    its degrees of freedom."""
+    diff, se, df = _contrast(fit_, challenger, leader)
+    diff -= shift
+    if se <= 0:
+        return (math.inf if diff > 0 else -math.inf if diff < 0 else 0.0), df
+    return diff / se, df
+
+
+def slower_p(fit_: Fit, challenger: int, leader: int, shift: float = 0.0) -> float:
+    """One-sided p-value that the challenger is worse than the leader by more than `shift`
+    (a log ratio; 0: worse at all)."""
+    from scipy.stats import t as student_t  # imported here: scipy is slow to import
+
+    return float(student_t.sf(*_t(fit_, challenger, leader, shift)))
+
+
+def equivalent_p(fit_: Fit, challenger: int, leader: int, margin: float) -> float:
+    """Two one-sided tests (TOST): the p-value that the two differ by less than `margin` (a
+    log ratio) either way; the larger of the two one-sided p-values."""
+    from scipy.stats import t as student_t
+
+    above = float(student_t.cdf(*_t(fit_, challenger, leader, margin)))
+    below = float(student_t.sf(*_t(fit_, challenger, leader, -margin)))
+    return max(above, below)
 
 
 def welch_slower_p(
     challenger: Sequence[float], leader: Sequence[float], direction: str, shift: float = 0.0
 ) -> float:
-    """One-sided Welch p-value that `challenger` is worse than `leader` by more than `shift`
-    (a log ratio; 0: worse at all). Samples must be positive."""
-    from scipy.stats import t as student_t  # imported here: scipy is slow to import
-
-    sign = -1.0 if direction == "max" else 1.0
-    mc, vc, nc = _log_stats(challenger, sign)
-    ml, vl, nl = _log_stats(leader, sign)
-    if nc < 2 or nl < 2:
-        return 1.0
-    se2 = vc / nc + vl / nl
-    diff = mc - ml - shift
-    if se2 <= 0:
-        return 0.0 if diff > 0 else 1.0
-    df = se2**2 / ((vc / nc) ** 2 / max(nc - 1, 1) + (vl / nl) ** 2 / max(nl - 1, 1))
-    return float(student_t.sf(diff / math.sqrt(se2), df))
+    """One-sided p-value that `challenger` is worse than `leader` by more than `shift`, from
+    these two alone (unblocked: their rounds are not known). Samples must be positive."""
+    f = fit({0: challenger, 1: leader}, direction, blocked=False)
+    return 1.0 if f is None else slower_p(f, 0, 1, shift)
 
 
-def _within_margin(
-    challenger: Sequence[float], leader: Sequence[float], direction: str, rule: RaceRule
-) -> bool:
-    """Whether the challenger's median is within the margin of the leader's (a point
-    estimate: a tie claims no error rate of its own; the challenger was not shown slower)."""
-    a, b = _median(challenger), _median(leader)
-    worse = a / b if direction == "min" else b / a
-    return worse - 1.0 <= rule.margin_pct / 100.0
-
-
-def _median(samples: Sequence[float]) -> float:
-    ordered = sorted(samples)
+def median_of(samples: Samples) -> float:
+    ordered = sorted(_as_rounds(samples).values())
     n = len(ordered)
     return ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
 
 
 def look(
-    samples: Sequence[Sequence[float]],
+    samples: Sequence[Samples],
     alive: Sequence[int],
     direction: str,
     rule: RaceRule,
     rounds: int,
+    *,
+    blocked: bool = True,
 ) -> CaseState:
     """One look at a case: drop the beaten, then say whether the race of the case is over.
 
-    `samples[i]` are configuration i's values so far; configurations without a value (all
-    failed) are out. `rounds` is how many rounds were run."""
+    `samples[i]` are configuration i's values so far (by round); configurations without a
+    value (all failed) are out. `rounds` is how many rounds were run; `blocked`: whether
+    rounds are blocks (:func:`fit`)."""
     live = [i for i in alive if samples[i]]
     if not live:
         return CaseState(alive=(), leader=None, decided="cap", rounds=rounds)
     if rounds < rule.min_repeats or (rounds not in rule.schedule and rounds < rule.cap):
         return CaseState(alive=tuple(live), leader=None, decided=None, rounds=rounds)
     sign = -1.0 if direction == "max" else 1.0
-    leader = min(live, key=lambda i: (sign * _median(samples[i]), i))
+    leader = min(live, key=lambda i: (sign * median_of(samples[i]), i))
     others = [i for i in live if i != leader]
+    fitted = fit({i: samples[i] for i in live}, direction, blocked=blocked)
     # Bonferroni over the comparisons: the best configuration is lost only when its own
     # comparison with the (data-chosen) leader rejects, and a union bound over which of the
     # others led bounds that by len(others) times the per-comparison level.
     level = rule.look_alpha / max(len(others), 1)
-    dropped = {i for i in others if welch_slower_p(samples[i], samples[leader], direction) < level}
+    dropped = (
+        set() if fitted is None else {i for i in others if slower_p(fitted, i, leader) < level}
+    )
     survivors = tuple(i for i in live if i not in dropped)
     if len(survivors) == 1:
         return CaseState(alive=survivors, leader=leader, decided="separated", rounds=rounds)
-    if all(
-        _within_margin(samples[i], samples[leader], direction, rule)
-        for i in survivors
-        if i != leader
-    ):
-        return CaseState(alive=survivors, leader=leader, decided="tie", rounds=rounds)
-    if all(len(samples[i]) >= rule.cap for i in survivors) or rounds >= rule.cap:
+    if fitted is not None and survivors:
+        # A tie is an equivalence shown (TOST), each survivor against the leader at the look's
+        # level: every one of them within the margin, either way, at the stated confidence
+        # (an intersection-union test: the claim for all needs no split over them).
+        margin = math.log1p(rule.margin_pct / 100.0)
+        if all(
+            equivalent_p(fitted, i, leader, margin) < rule.look_alpha
+            for i in survivors
+            if i != leader
+        ):
+            return CaseState(alive=survivors, leader=leader, decided="tie", rounds=rounds)
+    if all(len(_as_rounds(samples[i])) >= rule.cap for i in survivors) or rounds >= rule.cap:
         return CaseState(alive=survivors, leader=leader, decided="cap", rounds=rounds)
     return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds)
 
@@ -204,7 +320,7 @@ class Decision:
         return out
 
 
-def final_state(samples: Sequence[Sequence[float]], direction: str, rule: RaceRule) -> CaseState:
+def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> CaseState:
     """The verdict of the samples as they stand (a fixed-repeat sweep: one look at the end).
 
     With one look only, the whole error goes to it."""

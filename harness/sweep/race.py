@@ -16,12 +16,15 @@ from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Config, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
+from benchspace.harness.profiles.scoring import score_configs, winner
 from benchspace.harness.sweep.decide import (
     CaseState,
     Decided,
     RaceRule,
+    Samples,
     final_state,
     look,
+    median_of,
     wants_more,
 )
 
@@ -74,27 +77,43 @@ def race_tasks(
     rule: RaceRule,
     *,
     drop: bool = True,
+    cross_case: bool | None = None,
 ) -> tuple[list[Measurement], dict[int, CaseDecision]]:
     """Race the tasks case by case; every attempt made, and each case's decision.
 
     Without `drop` (``--stop`` alone) nothing is dropped: each configuration is repeated until
-    its relative standard error is under the rule's target, or the cap."""
+    its relative standard error is under the rule's target, or the cap.
+
+    With `cross_case` (the default for pre_tune phases, whose winner is one configuration
+    scored across the phase's cases), a configuration beaten on any case it must cover is out
+    of every case; the best-scored survivor is never dropped that way (so one always
+    remains), and the race ends when one configuration is left, when every case ties, or at
+    the cap."""
+    if cross_case is None:
+        cross_case = bool(tasks) and all(t.phase != "main" for t in tasks)
     by_case: dict[int, list[Task]] = {}
     for task in tasks:
         by_case.setdefault(task.case_index, []).append(task)
     index = {(t.case_index, t.config): i for c in by_case.values() for i, t in enumerate(c)}
-    samples: dict[int, list[list[float]]] = {c: [[] for _ in ts] for c, ts in by_case.items()}
+    samples: dict[int, list[dict[int, float]]] = {c: [{} for _ in ts] for c, ts in by_case.items()}
     attempts = {c: [0] * len(ts) for c, ts in by_case.items()}
     alive = {c: tuple(range(len(ts))) for c, ts in by_case.items()}
     states: dict[int, CaseState] = {}
     made: list[Measurement] = []
+
+    def more(c: int) -> bool:
+        return any(
+            wants_more(list(samples[c][i].values()), rule) and attempts[c][i] < rule.cap
+            for i in alive[c]
+        )
+
     for rounds in range(1, rule.cap + 1):
         jobs = [
             (by_case[c][i], attempts[c][i])
             for c in by_case
             if c not in states
             for i in alive[c]
-            if wants_more(samples[c][i], rule) and attempts[c][i] < rule.cap
+            if wants_more(list(samples[c][i].values()), rule) and attempts[c][i] < rule.cap
         ]
         if not jobs:
             break
@@ -104,23 +123,20 @@ def race_tasks(
             made.append(m)
             at = index.get((m.case_index, make_config(m.params)))
             if at is not None and m.ok and m.value is not None:
-                samples[m.case_index][at].append(m.value)
+                samples[m.case_index][at][m.repeat] = m.value
+        if drop and cross_case:
+            _cross_look(by_case, samples, alive, states, direction, rule, rounds)
         for c in by_case:
             if c in states:
                 continue
-            if drop:
+            if drop and not cross_case:
                 state = look(samples[c], alive[c], direction, rule, rounds)
                 alive[c] = state.alive
                 if state.decided is not None:
                     states[c] = state
-            if c not in states and not any(
-                wants_more(samples[c][i], rule) and attempts[c][i] < rule.cap for i in alive[c]
-            ):
-                states[c] = final_state(
-                    [s if i in alive[c] else [] for i, s in enumerate(samples[c])],
-                    direction,
-                    rule,
-                )
+            if c not in states and not more(c):
+                kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
+                states[c] = final_state(kept, direction, rule)
     decisions = {}
     for c, ts in by_case.items():
         state = states.get(c) or final_state(samples[c], direction, rule)
@@ -128,8 +144,60 @@ def race_tasks(
     return made, decisions
 
 
+def _cross_look(
+    by_case: Mapping[int, Sequence[Task]],
+    samples: Mapping[int, Sequence[Mapping[int, float]]],
+    alive: dict[int, tuple[int, ...]],
+    states: dict[int, CaseState],
+    direction: str,
+    rule: RaceRule,
+    rounds: int,
+) -> None:
+    """One look of a cross-case race: a configuration dropped in one case leaves them all."""
+    open_cases = [c for c in by_case if c not in states]
+    if not open_cases:
+        return
+    configs = {c: [t.config for t in by_case[c]] for c in open_cases}
+    looks = {c: look(samples[c], alive[c], direction, rule, rounds) for c in open_cases}
+    beaten = {configs[c][i] for c in open_cases for i in alive[c] if i not in looks[c].alive}
+    keep = _best_scored(configs, samples, alive, direction)
+    beaten.discard(keep)
+    for c in open_cases:
+        alive[c] = tuple(i for i in alive[c] if configs[c][i] not in beaten and samples[c][i])
+    verdicts = [looks[c].decided for c in open_cases]
+    decided: Decided | None = None
+    if all(len(alive[c]) <= 1 for c in open_cases):
+        decided = "separated" if all(alive[c] for c in open_cases) else "cap"
+    elif all(v == "tie" for v in verdicts):
+        decided = "tie"
+    elif rounds >= rule.cap:
+        decided = "cap"
+    if decided is None:
+        return
+    for c in open_cases:
+        kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
+        leader = final_state(kept, direction, rule).leader
+        states[c] = CaseState(alive=alive[c], leader=leader, decided=decided, rounds=rounds)
+
+
+def _best_scored(
+    configs: Mapping[int, Sequence[Config]],
+    samples: Mapping[int, Sequence[Mapping[int, float]]],
+    alive: Mapping[int, Sequence[int]],
+    direction: str,
+) -> Config | None:
+    """The configuration alive in every case with the best cross-case score (the geometric
+    mean of its median's ratio to the case's best median, as the profile scores it)."""
+    per_case = {
+        c: {configs[c][i]: median_of(samples[c][i]) for i in alive[c] if samples[c][i]}
+        for c in configs
+    }
+    scores = score_configs(per_case, list(configs), direction)
+    return winner(scores) if scores else None
+
+
 def _decision(
-    state: CaseState, tasks: Sequence[Task], samples: Sequence[Sequence[float]], rule: RaceRule
+    state: CaseState, tasks: Sequence[Task], samples: Sequence[Samples], rule: RaceRule
 ) -> CaseDecision:
     leader = state.leader
     return CaseDecision(
