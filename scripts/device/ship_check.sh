@@ -44,13 +44,16 @@ print(f"header: {len(finalists)} shapes, {len(kernels)} CUTLASS kernels")
 PY
 # The header's kernels as driver libraries (the library's own build follows in
 # library_check.sh, which then times the library; nothing else runs meanwhile).
-python3 -m benchspace.harness.cli cutlass build --kernels /tmp/ship/driver/kernels.txt \
-    --build-dir "$B" --per-tu 2 --jobs 16 --no-driver > /tmp/ship/driver/build.log 2>&1
+if [ -s /tmp/ship/driver/kernels.txt ]; then
+  python3 -m benchspace.harness.cli cutlass build --kernels /tmp/ship/driver/kernels.txt \
+      --build-dir "$B" --per-tu 2 --jobs 16 --no-driver > /tmp/ship/driver/build.log 2>&1
+fi
 python3 -c "from pathlib import Path; from benchspace.evaluation.cutlass.build import build_driver; print(build_driver(Path('$B')))" >> /tmp/ship/driver/build.log 2>&1
 tail -2 /tmp/ship/driver/build.log
 echo "driver libraries: $(( $(date +%s) - start )) s"
 # 1. the library: built through its CMake project, then timed through its own entry point.
-OUT=/tmp/ship/lib HEADER="$HEADER" bash scripts/device/library_check.sh 2>&1 | tail -6
+OUT=/tmp/ship/lib HEADER="$HEADER" COMMIT=$(cat COMMIT 2>/dev/null || echo unknown) \
+    bash scripts/device/library_check.sh 2>&1 | tail -6
 echo "library: $(( $(date +%s) - start )) s"
 # 2. the driver's confirmation run of the header's choices.
 CUBLAS_LIB=/usr/local/cuda/lib64/libcublasLt.so.13
@@ -59,6 +62,7 @@ python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B
     --finalists /tmp/ship/driver/finalists.json --out /tmp/ship/driver --runs "s:g2ms" \
     --deadline-s 200 --cublas-lib "$CUBLAS_LIB" 2>&1 | tail -2
 # 3. the CUDA example.
+cp "$HEADER" /tmp/ship/driver/header.hh
 OUT=/tmp/ship/reduce TUNE_LIMIT=${TUNE_LIMIT:-120} JOBS=16 bash scripts/device/reduce_example.sh 2>&1 | tail -6
 for part in lib driver reduce; do (cd /tmp/ship/$part && tar -czf "$top/$part.tgz" .); done
 cp /tmp/ship/device.json "$top/" 2>/dev/null
