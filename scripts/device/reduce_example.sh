@@ -74,7 +74,7 @@ tune0=$(date +%s.%N)
 # (what is measured is not measured again) when a first one ran out of time.
 timeout -s INT "${TUNE_LIMIT:-480}" python3 -m benchspace.harness.cli tune --space "$SPACE" \
     --build-dir "$B" --build-jobs "$JOBS" --out "$OUT/profile.json" --store "$B/store.sqlite" \
-    --allow-failures "${repeats[@]}" >> "$OUT/tune.log" 2>&1
+    --allow-failures ${TUNE_FLAGS:-} "${repeats[@]}" >> "$OUT/tune.log" 2>&1
 tune_rc=$?
 if [ "$tune_rc" = 124 ]; then
   echo "tune: stopped after ${TUNE_LIMIT:-480} s; run the same command again to resume"
