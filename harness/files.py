@@ -8,18 +8,24 @@ pass the error class of their layer (``SpaceError``, ``ProfileError``, ``HeaderE
 the noun that fix messages use (``"space file"``, ``"profile"``).
 
 Outputs are checked before the work that produces them (`check_output`): a sweep of hours
-must not end in ``IsADirectoryError``. Writes are atomic (a temporary file in the target's
-directory, then ``os.replace``), so a failed write (a full disk) keeps the old file.
+must not end in ``IsADirectoryError``; `guard_output`, the one guard every writing command
+calls, also refuses an output that is one of the files the command read (its space, profile,
+header, grid files, executables, shapes, selector), symbolic links resolved. Writes are atomic
+(a temporary file in the target's directory, then ``os.replace``), so a failed write (a full
+disk) keeps the old file; a symbolic link is written through (its target replaced, the link
+kept). Writers of a shared file hold `locked` around their read-edit-write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import json
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +194,48 @@ def check_not_input(
             )
 
 
+def guard_output(
+    path: str | Path, *, option: str, inputs: Iterable[tuple[str | Path | None, str]]
+) -> None:
+    """The one output guard of every command that writes: `path` must be writable
+    (`check_output`) and none of the `inputs` the command read (symbolic links resolved)."""
+    check_output(path, option=option)
+    check_not_input(path, option=option, inputs=list(inputs))
+
+
+@contextlib.contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold an advisory lock (``flock``) on the sidecar ``PATH.lock`` while `path` is read,
+    edited and written, so that two writers of one shared file (two ``port``s into one
+    header) run one after the other and neither loses the other's edit. The holder removes
+    the sidecar when done; a waiter that then gets the lock of a removed sidecar tries again,
+    so nothing is left behind and no two writers ever hold live locks at once."""
+    lock = Path(os.path.realpath(path))
+    lock = lock.with_name(lock.name + ".lock")
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise write_error(lock, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(lock)
+            except FileNotFoundError:
+                continue  # the previous holder removed it: lock the new one
+            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                continue
+            try:
+                yield
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+            return
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
 def write_error(path: str | Path, exc: OSError) -> FileError:
     """The one-line error for a failed write (the old file, if any, is unchanged)."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -202,8 +250,11 @@ def write_error(path: str | Path, exc: OSError) -> FileError:
 
 def write_bytes_atomic(path: str | Path, data: bytes, *, mode: int | None = None) -> None:
     """Write through a temporary file in the same directory and ``os.replace``; the file gets
-    `mode`, else the mode a plain ``open()`` would give (0666 & ~umask)."""
+    `mode`, else the mode a plain ``open()`` would give (0666 & ~umask). A symbolic link is
+    written through: its target gets the new bytes, the link stays."""
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     if target.exists() and not target.is_file() and not target.is_dir():
         # os.replace would put a plain file where a device or a pipe was (/dev/null, as root).
         raise FileError(f"{path}: {_NOT_REGULAR}")

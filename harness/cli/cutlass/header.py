@@ -14,7 +14,7 @@ from benchspace.evaluation.deploy.kernel_header import (
 )
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import check_output
+from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_text_atomic
 from benchspace.harness.project_paths import add_root_arguments, find_project_root, inside_project
 from benchspace.harness.spaces.load import load_space
@@ -159,7 +159,15 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         f", top {args.topk} of each shortlist" if args.topk else ""
     )
     out = _output(args, spec, space)
-    check_output(out, option="--out")
+    guard_output(
+        out,
+        option="--out",
+        inputs=[
+            (args.from_profile, "the profile"),
+            (args.shortlist, "the shortlist"),
+            (args.space, "the space"),
+        ],
+    )
     dispatch = measured_dispatch(table, hw.sms, spec, origin)
     write_text_atomic(out, render_gemm_header(dispatch))
     summary = shape_summary(table)
@@ -196,7 +204,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.check or args.out:
         # A space's header.path: inside the space's project, never through a symlink.
         out = _output(args, spec, space)
-        check_output(out, option="--out")  # before the tree is grown
+        guard_output(
+            out, option="--out", inputs=[(args.space, "the space"), (args.model, "the selector")]
+        )
     selector = load_selector(args.model)
     dispatch = choose_dispatch(selector, spec, args.layout, max(args.runners_up, 0))
     leaves = len(dispatch.tree.leaves)

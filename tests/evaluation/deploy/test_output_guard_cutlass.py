@@ -12,7 +12,6 @@ from test_tune_shapes import saved, tuned  # noqa: F401  (the module's fixtures)
 
 from benchspace.harness.cli import main
 
-pytestmark = pytest.mark.xfail(strict=True, reason="no output guard in the study's commands yet")
 FIX = "write the output to another file"
 
 
