@@ -27,16 +27,19 @@ import stat
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchspace.harness.errors import BenchspaceError
 
 Error = type[BenchspaceError]
 
 MAX_BYTES = 256 << 20
-"""The most read from what is not a regular file (a device, a pipe), 256 MiB: a path such as
-``/dev/zero`` must not fill the memory. A regular file is read whole, whatever its size (a
-profile of 10^6 measurements is about 270 MiB)."""
+"""The most read from what is not a regular file (a device, a pipe), 256 MiB, in chunks: a
+path such as ``/dev/zero`` must not fill the memory. A regular file is read whole by its size,
+whatever it is (a profile of 10^6 measurements is about 270 MiB), with no buffer allocated up
+front: a small file needs little memory (a command runs under ``ulimit -v 200000``)."""
+
+CHUNK = 1 << 20
 
 
 class FileError(BenchspaceError):
@@ -66,9 +69,7 @@ def read_bytes(
     source = source or str(path)
     try:
         with open(path, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            limit = max(MAX_BYTES, info.st_size) if stat.S_ISREG(info.st_mode) else MAX_BYTES
-            blob = fh.read(limit + 1)
+            blob, limit = read_all(fh)
     except FileNotFoundError:
         raise error(f"{source}: {missing or f'no such {kind}; check the path'}") from None
     except IsADirectoryError:
@@ -86,6 +87,24 @@ def read_bytes(
             f"{source}: larger than {MAX_BYTES >> 20} MiB; this is not a {kind} (check the path)"
         )
     return blob
+
+
+def read_all(fh: BinaryIO) -> tuple[bytes, int]:
+    """The rest of an open file and the most it may hold: a regular file whole, by its size
+    (limit: that size, or what it grew to); anything else in chunks up to MAX_BYTES + 1 (the
+    caller refuses more than MAX_BYTES)."""
+    if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        blob = fh.read()  # sized by fstat: no larger buffer than the file
+        return blob, max(MAX_BYTES, len(blob))
+    chunks: list[bytes] = []
+    total = 0
+    while total <= MAX_BYTES:
+        chunk = fh.read(min(CHUNK, MAX_BYTES + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks), MAX_BYTES
 
 
 def decode(blob: bytes, source: str, *, error: Error = FileError, bom: bool = False) -> str:

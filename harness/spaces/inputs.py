@@ -22,8 +22,9 @@ def _grid_names(raw: Any) -> Iterator[str]:
     for bench in benches if isinstance(benches, list) else []:
         if not isinstance(bench, dict):
             continue
-        cases = bench.get("cases") if isinstance(bench.get("cases"), list) else []
-        phases = bench.get("pre_tune") if isinstance(bench.get("pre_tune"), list) else []
+        cases, phases = bench.get("cases"), bench.get("pre_tune")
+        cases = cases if isinstance(cases, list) else []
+        phases = phases if isinstance(phases, list) else []
         grids = [c.get("tune") for c in cases if isinstance(c, dict)]
         grids += [p.get("params") for p in phases if isinstance(p, dict)]
         for mapping in grids:

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import PathError, SpaceError, json_path
-from benchspace.harness.files import MAX_BYTES, decode
+from benchspace.harness.files import MAX_BYTES, decode, read_all
 from benchspace.harness.project_paths import find_project_root, inside_project
 from benchspace.harness.spaces.model import (
     DEFAULT_BUCKETS,
@@ -219,13 +219,13 @@ def grid_text(path: Path, *, source: str, named: str = "") -> str:
     shown = repr(named or str(path))
     try:
         with open(path, "rb") as fh:
-            blob = fh.read(MAX_BYTES + 1)
+            blob, limit = read_all(fh)
     except OSError as exc:
         raise SpaceError(
             f"{source}: cannot read {shown} ({exc.strerror or type(exc).__name__})"
             "; the path is relative to the space file"
         ) from None
-    if len(blob) > MAX_BYTES:
+    if len(blob) > limit:
         raise SpaceError(f"{source}: {shown}: larger than {MAX_BYTES >> 20} MiB; check the path")
     return decode(blob, f"{source}: {shown}", error=SpaceError)
 

@@ -94,6 +94,10 @@ def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="with --report: training seed")
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[str | Path | None, str]]:
+    return [*((s, "a shapes file") for s in args.shapes), (args.model, "the selector")]
+
+
 def _outputs(space: Path) -> tuple[Path, Path]:
     stem = space.with_suffix("")
     return Path(f"{stem}.kernels.txt"), Path(f"{stem}.shortlist.csv")
@@ -108,11 +112,7 @@ def run(args: argparse.Namespace) -> int:
     if args.measured and args.shortlist is None:
         raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
     if args.shapes or args.shape:
-        guard_output(
-            args.out,
-            option="--out",
-            inputs=[*((s, "a shapes file") for s in args.shapes), (args.model, "the selector")],
-        )
+        guard_output(args.out, option="--out", inputs=_inputs(args))
         shapes = read_user_shapes(args.shapes, args.shape)
         selector = load_selector(args.model)
         short = shortlist(selector, shapes, args.topk, args.layout)
