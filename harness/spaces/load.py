@@ -34,6 +34,7 @@ from benchspace.harness.spaces.model import (
 )
 from benchspace.harness.spaces.rules import space_problems
 from benchspace.harness.spaces.schema import read_json, schema_problems
+from benchspace.harness.spaces.text_rules import string_problems
 from benchspace.harness.values import Value
 
 
@@ -166,7 +167,7 @@ def parse_space(
     Raises SpaceError whose message has one line per problem, each naming `source`. ``raw``
     is the document as written (grid files not expanded), kept for tools that rewrite it.
     """
-    _raise(source, schema_problems(data))
+    _raise(source, string_problems(data) or schema_problems(data))
     assert isinstance(data, dict)  # the schema guarantees an object
     defaults = _plain(data.get("defaults", {}))
     space = Space(

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 
 import pytest
@@ -50,3 +51,19 @@ def test_header_out_naming_its_profile_or_its_space_is_refused(
     space = tuned / "space.json"
     argv = ["cutlass", "header", "--space", str(space), "--out", str(space)]
     _refused(argv, space, f"--out {space}: is the space ({space}); {FIX}", capsys)
+
+
+def test_a_selector_without_candidates_is_one_line(
+    saved: Path,  # noqa: F811
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    doc = json.loads(saved.read_text())
+    doc["candidates"] = []
+    empty = tmp_path / "empty.json"
+    empty.write_text(json.dumps(doc))
+    assert main(["cutlass", "select", "64", "64", "64", "--model", str(empty)]) == 1
+    assert capsys.readouterr().err == (
+        f"error: {empty}: $.candidates: the selector has no candidates to rank; retrain it "
+        "with 'benchspace cutlass train'\n"
+    )

@@ -14,8 +14,6 @@ from benchspace.evaluation.deploy.user_shapes import parse_shape_word, read_user
 from benchspace.harness.cli import main
 from benchspace.harness.errors import UsageError
 
-pytestmark = pytest.mark.xfail(strict=True, reason="strings and sizes pass unchecked")
-
 BENCH = {
     "bench": "fake",
     "exe": "fake_benchmark",
