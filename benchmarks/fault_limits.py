@@ -30,6 +30,7 @@ class Lab:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self.shm = set(Path("/dev/shm").glob("benchspace-*"))
         (root / "build" / "benchmarks").mkdir(parents=True)
         for name in ("one", "two", "three"):
             exe = root / "build" / "benchmarks" / f"{name}_benchmark"
@@ -61,7 +62,7 @@ class Lab:
     def leftovers(self) -> str:
         stray = [p.name for p in self.root.rglob("*") if p.name.endswith(".lock")
                  or (p.name.startswith(".") and not p.name.startswith(".git"))]  # fmt: skip
-        scratch = list(Path("/dev/shm").glob("benchspace-*"))
+        scratch = set(Path("/dev/shm").glob("benchspace-*")) - self.shm  # made since the row began
         parts = [f"{len(stray)} stray files"] if stray else []
         return ", ".join(parts + ([f"{len(scratch)} scratch dirs"] if scratch else [])) or "none"
 
