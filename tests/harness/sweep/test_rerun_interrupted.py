@@ -12,9 +12,6 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
-
 ROOT = Path(__file__).resolve().parents[3]
 
 
