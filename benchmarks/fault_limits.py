@@ -60,7 +60,8 @@ class Lab:
                               preexec_fn=limit, check=False, **out)  # type: ignore[call-overload]  # fmt: skip
 
     def leftovers(self) -> str:
-        stray = [p.name for p in self.root.rglob("*") if p.name.endswith(".lock")
+        stray = [p.name for p in self.root.rglob("*")  # the store's own lock file stays
+                 if (p.name.endswith(".lock") and not p.name.endswith(".sqlite.lock"))
                  or (p.name.startswith(".") and not p.name.startswith(".git"))]  # fmt: skip
         scratch = set(Path("/dev/shm").glob("benchspace-*")) - self.shm  # made since the row began
         parts = [f"{len(stray)} stray files"] if stray else []
