@@ -345,7 +345,12 @@ def profile_cases(lab: Lab) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", nargs="*", default=[], help="fault keys (crash, rtsig ...)")
+    parser.add_argument(
+        "--only",
+        nargs="*",
+        default=[],
+        help="fault keys (crash, rtsig ..., signals, store, inputs, limits)",
+    )
     args = parser.parse_args(argv)
     header = ["fault", "mode", "status recorded", "completed", "re-run", "exit", "traceback",
               "leftovers"]  # fmt: skip
@@ -370,6 +375,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             table.extend(store_rows(base))
         if not args.only or "inputs" in args.only:
             table.extend(input_rows(base))
+        if not args.only or "limits" in args.only:
+            from fault_limits import limit_rows  # benchmarks/ is first on sys.path
+
+            for row in limit_rows(base):
+                table.append(row)
+                print(" | ".join(row), file=sys.stderr, flush=True)
     print("| " + " | ".join(header) + " |")
     print("|" + "---|" * len(header))
     for row in table:

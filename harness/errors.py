@@ -41,3 +41,12 @@ def json_path(*parts: str | int) -> str:
     for part in parts:
         out += f"[{part}]" if isinstance(part, int) else f".{part}"
     return out
+
+
+EXIT_RESOURCES = 71
+"""Exit code when the system runs out of what a command needs (file descriptors, processes or
+threads, memory): sysexits' EX_OSERR. The one-line message names the limit to raise."""
+
+EXIT_OUTPUT = 74
+"""Exit code when standard output or standard error cannot be written (a full device, an I/O
+error): sysexits' EX_IOERR. A broken pipe (``benchspace ... | head``) is no error (exit 0)."""

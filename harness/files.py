@@ -8,29 +8,38 @@ pass the error class of their layer (``SpaceError``, ``ProfileError``, ``HeaderE
 the noun that fix messages use (``"space file"``, ``"profile"``).
 
 Outputs are checked before the work that produces them (`check_output`): a sweep of hours
-must not end in ``IsADirectoryError``. Writes are atomic (a temporary file in the target's
-directory, then ``os.replace``), so a failed write (a full disk) keeps the old file.
+must not end in ``IsADirectoryError``; `guard_output`, the one guard every writing command
+calls, also refuses an output that is one of the files the command read (its space, profile,
+header, grid files, executables, shapes, selector), symbolic links resolved. Writes are atomic
+(a temporary file in the target's directory, then ``os.replace``), so a failed write (a full
+disk) keeps the old file; a symbolic link is written through (its target replaced, the link
+kept). Writers of a shared file hold `locked` around their read-edit-write.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
+import fcntl
 import json
 import os
 import stat
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from benchspace.harness.errors import BenchspaceError
 
 Error = type[BenchspaceError]
 
 MAX_BYTES = 256 << 20
-"""The most read from what is not a regular file (a device, a pipe), 256 MiB: a path such as
-``/dev/zero`` must not fill the memory. A regular file is read whole, whatever its size (a
-profile of 10^6 measurements is about 270 MiB)."""
+"""The most read from what is not a regular file (a device, a pipe), 256 MiB, in chunks: a
+path such as ``/dev/zero`` must not fill the memory. A regular file is read whole by its size,
+whatever it is (a profile of 10^6 measurements is about 270 MiB), with no buffer allocated up
+front: a small file needs little memory (a command runs under ``ulimit -v 200000``)."""
+
+CHUNK = 1 << 20
 
 
 class FileError(BenchspaceError):
@@ -60,9 +69,7 @@ def read_bytes(
     source = source or str(path)
     try:
         with open(path, "rb") as fh:
-            info = os.fstat(fh.fileno())
-            limit = max(MAX_BYTES, info.st_size) if stat.S_ISREG(info.st_mode) else MAX_BYTES
-            blob = fh.read(limit + 1)
+            blob, limit = read_all(fh)
     except FileNotFoundError:
         raise error(f"{source}: {missing or f'no such {kind}; check the path'}") from None
     except IsADirectoryError:
@@ -80,6 +87,24 @@ def read_bytes(
             f"{source}: larger than {MAX_BYTES >> 20} MiB; this is not a {kind} (check the path)"
         )
     return blob
+
+
+def read_all(fh: BinaryIO) -> tuple[bytes, int]:
+    """The rest of an open file and the most it may hold: a regular file whole, by its size
+    (limit: that size, or what it grew to); anything else in chunks up to MAX_BYTES + 1 (the
+    caller refuses more than MAX_BYTES)."""
+    if stat.S_ISREG(os.fstat(fh.fileno()).st_mode):
+        blob = fh.read()  # sized by fstat: no larger buffer than the file
+        return blob, max(MAX_BYTES, len(blob))
+    chunks: list[bytes] = []
+    total = 0
+    while total <= MAX_BYTES:
+        chunk = fh.read(min(CHUNK, MAX_BYTES + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return b"".join(chunks), MAX_BYTES
 
 
 def decode(blob: bytes, source: str, *, error: Error = FileError, bom: bool = False) -> str:
@@ -188,6 +213,48 @@ def check_not_input(
             )
 
 
+def guard_output(
+    path: str | Path, *, option: str, inputs: Iterable[tuple[str | Path | None, str]]
+) -> None:
+    """The one output guard of every command that writes: `path` must be writable
+    (`check_output`) and none of the `inputs` the command read (symbolic links resolved)."""
+    check_output(path, option=option)
+    check_not_input(path, option=option, inputs=list(inputs))
+
+
+@contextlib.contextmanager
+def locked(path: str | Path) -> Iterator[None]:
+    """Hold an advisory lock (``flock``) on the sidecar ``PATH.lock`` while `path` is read,
+    edited and written, so that two writers of one shared file (two ``port``s into one
+    header) run one after the other and neither loses the other's edit. The holder removes
+    the sidecar when done; a waiter that then gets the lock of a removed sidecar tries again,
+    so nothing is left behind and no two writers ever hold live locks at once."""
+    lock = Path(os.path.realpath(path))
+    lock = lock.with_name(lock.name + ".lock")
+    while True:
+        try:
+            fd = os.open(lock, os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise write_error(lock, exc) from None
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            held = os.fstat(fd)
+            try:
+                now = os.stat(lock)
+            except FileNotFoundError:
+                continue  # the previous holder removed it: lock the new one
+            if (now.st_dev, now.st_ino) != (held.st_dev, held.st_ino):
+                continue
+            try:
+                yield
+            finally:
+                with contextlib.suppress(OSError):
+                    os.unlink(lock)
+            return
+        finally:
+            os.close(fd)  # closing releases the lock
+
+
 def write_error(path: str | Path, exc: OSError) -> FileError:
     """The one-line error for a failed write (the old file, if any, is unchanged)."""
     if exc.errno in (errno.ENOSPC, errno.EDQUOT):
@@ -202,8 +269,11 @@ def write_error(path: str | Path, exc: OSError) -> FileError:
 
 def write_bytes_atomic(path: str | Path, data: bytes, *, mode: int | None = None) -> None:
     """Write through a temporary file in the same directory and ``os.replace``; the file gets
-    `mode`, else the mode a plain ``open()`` would give (0666 & ~umask)."""
+    `mode`, else the mode a plain ``open()`` would give (0666 & ~umask). A symbolic link is
+    written through: its target gets the new bytes, the link stays."""
     target = Path(path)
+    if target.is_symlink():
+        target = Path(os.path.realpath(target))
     if target.exists() and not target.is_file() and not target.is_dir():
         # os.replace would put a plain file where a device or a pipe was (/dev/null, as root).
         raise FileError(f"{path}: {_NOT_REGULAR}")

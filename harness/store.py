@@ -279,6 +279,15 @@ class Store:
             args = (bench,)
         yield from self._read(query + " ORDER BY id", args)
 
+    def span(self) -> tuple[int, str, str]:
+        """(attempts, first and last started_at) of the campaign the store holds."""
+        query = "SELECT COUNT(*), MIN(started_at), MAX(started_at) FROM attempts"
+        try:
+            n, first, last = self._db.execute(query).fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
+        return int(n), str(first or ""), str(last or "")
+
     def count(self) -> int:
         """Number of attempts recorded."""
         try:

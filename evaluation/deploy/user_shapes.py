@@ -14,14 +14,13 @@ Duplicates are dropped (first occurrence kept), so each user shape is one case.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import read_text
+from benchspace.harness.files import decode, parse_json, read_bytes
 
 Shape = tuple[int, int, int]
 _SEPARATORS = re.compile(r"[\s,x]+")
@@ -36,7 +35,20 @@ def parse_shape_word(text: str, origin: str = "--shape") -> Shape:
         values = []
     if len(values) != 3 or min(values) < 1:
         raise UsageError(f"{origin}: {text!r} is not a shape; write M N K or MxNxK (positive)")
+    _bounded(values, f"{origin}: {text!r}")
     return values[0], values[1], values[2]
+
+
+MAX_DIM = 2**31
+"""CUTLASS takes GEMM dimensions as 32-bit integers."""
+
+
+def _bounded(values: Sequence[int], where: str) -> None:
+    for name, value in zip("MNK", values, strict=True):
+        if value >= MAX_DIM:
+            raise UsageError(
+                f"{where}: {name} = {value} must be below 2^31 (CUTLASS takes 32-bit dimensions)"
+            )
 
 
 def _json_shape(item: Any, where: str) -> Shape:
@@ -48,6 +60,7 @@ def _json_shape(item: Any, where: str) -> Shape:
         raise UsageError(f"{where}: {item!r} is not a shape; write {{'M':..,'N':..,'K':..}}")
     if not all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in values):
         raise UsageError(f"{where}: {item!r}: M, N and K must be positive integers")
+    _bounded(values, f"{where}: {item!r}")
     return int(values[0]), int(values[1]), int(values[2])
 
 
@@ -69,10 +82,7 @@ def parse_shapes_text(text: str, origin: str) -> list[Shape]:
     """Shapes from a file's text (JSON when it starts with ``{`` or ``[``, else lines)."""
     stripped = text.lstrip()
     if stripped.startswith(("{", "[")):
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise UsageError(f"{origin}: not valid JSON ({exc})") from None
+        data = parse_json(text, origin, error=UsageError, kind="shapes file")
         return _json_shapes(data, origin)
     out = []
     for number, line in enumerate(text.splitlines(), start=1):
@@ -86,7 +96,8 @@ def read_user_shapes(files: Sequence[str | Path], words: Iterable[str]) -> list[
     """Every shape of ``files`` then of ``words``, duplicates dropped; at least one."""
     shapes: list[Shape] = []
     for file in files:
-        text = read_text(file, error=UsageError, kind="shapes file")
+        blob = read_bytes(file, error=UsageError, kind="shapes file")
+        text = decode(blob, str(file), error=UsageError, bom=True)
         shapes += parse_shapes_text(text, str(file))
     shapes += [parse_shape_word(w) for w in words]
     unique = list(dict.fromkeys(shapes))

@@ -206,6 +206,11 @@ def load_selector(path: str | Path) -> DeployedSelector:
             f"{source}: {json_path('version')}: {doc.get('version')!r} is not supported; this "
             f"benchspace reads version {VERSION}"
         )
+    if not doc.get("candidates"):
+        raise SelectorFileError(
+            f"{source}: {json_path('candidates')}: the selector has no candidates to rank; "
+            "retrain it with 'benchspace cutlass train'"
+        )
     kind = doc.get("kind")
     if kind not in KINDS:
         raise SelectorFileError(f"{source}: {json_path('kind')}: {kind!r} is not one of {KINDS}")

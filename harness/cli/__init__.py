@@ -5,14 +5,22 @@ from __future__ import annotations
 import argparse
 import difflib
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from types import ModuleType
 
 from benchspace.harness import __version__
-from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.cli.exits import (
+    MEMORY,
+    PROCESSES,
+    STREAM_ERRNOS,
+    exhaustion,
+    failed,
+    say,
+    silence,
+)
+from benchspace.harness.errors import EXIT_OUTPUT, EXIT_RESOURCES, BenchspaceError
 from benchspace.harness.execute import reaper
 
 # Subcommand -> (module under harness.cli, help). Each module has add_arguments(parser) and
@@ -164,41 +172,64 @@ def misspelt_option(parser: argparse.ArgumentParser, args_list: Sequence[str]) -
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the console script; returns the exit code."""
+    """Entry point of the console script; returns the exit code (docs: README, Reliability)."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at exit: a full device is one line, not a traceback
+    except BrokenPipeError:
+        # The reader of our output went away (`benchspace ... | head`): not an error of ours.
+        silence(sys.stdout)
+        return 0
+    except OSError as exc:
+        # Unnamed (the file layer names every file it writes) and a device's error: a
+        # standard stream. Were it stderr, `say` fails too and gives EXIT_OUTPUT all the same.
+        if exc.filename is not None or (exc.errno not in STREAM_ERRNOS and not failed(sys.stdout)):
+            raise
+        silence(sys.stdout)
+        return say(f"error: cannot write standard output ({exc.strerror or exc})", EXIT_OUTPUT)
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     args_list = spell_modes(sys.argv[1:] if argv is None else argv)
     chosen = next((a for a in args_list if not a.startswith("-")), None)
     try:
         parser = build_parser(chosen if chosen in SUBCOMMANDS else None)
         misspelt = misspelt_option(parser, args_list)
         if misspelt is not None:
-            print(f"error: {misspelt}", file=sys.stderr)
-            return 2
+            return say(f"error: {misspelt}", 2)
         args = parser.parse_args(args_list)
         with reaper.handled():
             return int(args._run(args))
     except BenchspaceError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
+        return say(f"error: {exc}", exc.exit_code)
     except reaper.Terminated as exc:
-        print(f"error: interrupted by {exc.name}; benchmark processes killed, finished "
-              "measurements kept in the store (re-run to resume)", file=sys.stderr)  # fmt: skip
-        return 128 + exc.signum
+        said = f"error: interrupted by {exc.name}; benchmark processes killed, finished "
+        return say(f"{said}measurements kept in the store (re-run to resume)", 128 + exc.signum)
     except KeyboardInterrupt:
-        print("error: interrupted", file=sys.stderr)
-        return 130
+        return say("error: interrupted", 130)
+    except ImportError as exc:
+        if "failed to map segment" not in str(exc):  # a shared library under ulimit -v
+            raise
+        return say(f"error: {exc}: {MEMORY}", EXIT_RESOURCES)
+    except MemoryError:
+        return say(f"error: {MEMORY}", EXIT_RESOURCES)
+    except RuntimeError as exc:
+        if "can't start new thread" not in str(exc):
+            raise
+        return say(f"error: {exc}: {PROCESSES}", EXIT_RESOURCES)
     except BrokenPipeError:
-        # The reader of our output went away (`benchspace ... | head`): not an error of ours.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 0
+        raise
     except OSError as exc:
+        exhausted = exhaustion(exc)
+        if exhausted:
+            return say(f"error: {exhausted}", EXIT_RESOURCES)
+        if exc.filename is None:
+            raise
         # The file layer (harness/files.py) words every read and write of a named file; this
         # is the net under the path checks around it (a name too long for the system, a loop
         # of symbolic links): still one line, naming the file.
-        if exc.filename is None:
-            raise
-        print(f"error: {exc.filename}: {exc.strerror or exc}; check the path", file=sys.stderr)
-        return 1
+        return say(f"error: {exc.filename}: {exc.strerror or exc}; check the path", 1)
 
 
 if __name__ == "__main__":

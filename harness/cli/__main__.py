@@ -2,6 +2,6 @@
 
 import sys
 
-from benchspace.harness.cli import main
+from benchspace.__main__ import main
 
 sys.exit(main())

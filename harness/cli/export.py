@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from benchspace.harness.errors import BenchspaceError
-from benchspace.harness.files import write_bytes_atomic, write_text_atomic
+from benchspace.harness.files import guard_output, write_bytes_atomic, write_text_atomic
 from benchspace.harness.profiles.export import Table, profile_rows, store_rows, table
 from benchspace.harness.profiles.read import load_profile
 
@@ -97,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
     """Write the table."""
     if args.format == "parquet" and args.out is None:
         raise BenchspaceError("export --format parquet: pass --out FILE (parquet is binary)")
+    if args.out is not None:
+        guard_output(
+            args.out, option="--out", inputs=[(args.source, "the profile or store exported")]
+        )
     t = load_table(args.source, per_configuration=args.per_configuration)
     if args.format == "parquet":
         write_bytes_atomic(args.out, parquet_bytes(t))

@@ -27,9 +27,10 @@ from pathlib import Path
 from benchspace.generators.header_io import write_header
 from benchspace.generators.session import open_session, read_holds
 from benchspace.harness.errors import BenchspaceError, HeaderError
-from benchspace.harness.files import check_not_input, check_output, read_text
+from benchspace.harness.files import check_output, guard_output, read_text
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.project_paths import add_root_arguments
+from benchspace.harness.spaces.inputs import space_inputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -78,9 +79,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Generate the header the options describe."""
     if args.out != "-" and not args.check:
-        check_output(args.out, option="--out")
-        inputs = ((args.profile, "the profile"), (args.space, "the space"), (args.hold, "--hold"))
-        check_not_input(args.out, option="--out", inputs=inputs)
+        check_output(args.out, option="--out")  # before the profile is read
     session = open_session(
         args.profile,
         space=args.space,
@@ -88,6 +87,14 @@ def run(args: argparse.Namespace) -> int:
         root=args.root,
         allow_outside_root=args.allow_outside_root,
     )
+    if args.out != "-" and not args.check:
+        inputs = [
+            (args.profile, "the profile"),
+            *space_inputs(session.space, header=False),
+            (args.hold, "--hold"),
+            (args.incumbents_from, "--incumbents-from"),
+        ]
+        guard_output(args.out, option="--out", inputs=inputs)
     if session.checked_in is None and args.header:
         raise HeaderError(
             f"{session.header_path}: no such file; check --header (leave it out when "

@@ -14,7 +14,7 @@ from benchspace.generators.port import (
     select_constants,
 )
 from benchspace.harness.errors import HeaderError, UsageError
-from benchspace.harness.files import check_output, read_object
+from benchspace.harness.files import guard_output, locked, read_object
 from benchspace.harness.project_paths import ALLOW_OPTION, add_root_arguments
 from benchspace.harness.spaces.load import load_space
 
@@ -82,11 +82,21 @@ def run(args: argparse.Namespace) -> int:
         raise HeaderError(f"{generated_path}: no such file; run `benchspace generate` first")
     header_path = _space_header(args, generated)
     target = _real_target(header_path, args.allow_outside_root)
+    with locked(target):  # another port into this header waits: no edit is lost
+        return _port(args, generated, header_path, target)
+
+
+def _port(
+    args: argparse.Namespace, generated: ParsedHeader, header_path: Path, target: Path
+) -> int:
     header = read_header(header_path)
     if header is None:
         raise HeaderError(f"{header_path}: no such file; pass the checked-in header as --header")
+    inputs = [(args.generated, "the generated header"), (args.accepted, "the review")]
+    if args.space:
+        inputs.append((args.space, "the space"))
     if not args.dry_run:
-        check_output(target, option="--header")
+        guard_output(target, option="--header", inputs=inputs)
     if args.only is not None:
         items = [item.strip() for item in args.only.split(",") if item.strip()]
         if not items:

@@ -11,9 +11,10 @@ from benchspace.generators.review import review_header
 from benchspace.generators.review_format import render_review
 from benchspace.generators.session import open_session
 from benchspace.harness.errors import HeaderError
-from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.files import check_output, guard_output
 from benchspace.harness.profiles.decided_format import decided_lines
 from benchspace.harness.project_paths import add_root_arguments
+from benchspace.harness.spaces.inputs import space_inputs
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -38,9 +39,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     """Print (or write) the review."""
     if args.out:
-        check_output(args.out, option="--out")
-        inputs = ((args.generated, "the generated header"), (args.header, "the checked-in header"))
-        check_not_input(args.out, option="--out", inputs=(*inputs, (args.profile, "the profile")))
+        check_output(args.out, option="--out")  # before the profile is read
     session = open_session(
         args.profile,
         space=args.space,
@@ -50,6 +49,14 @@ def run(args: argparse.Namespace) -> int:
         allow_outside_root=args.allow_outside_root,
     )
     generated_path = Path(args.generated)
+    if args.out:
+        inputs = [
+            (generated_path, "the generated header"),
+            (session.header_path, "the checked-in header"),
+            (args.profile, "the profile"),
+            *space_inputs(session.space),
+        ]
+        guard_output(args.out, option="--out", inputs=inputs)
     generated = read_header(generated_path)
     if generated is None:
         raise HeaderError(f"{generated_path}: no such file; run `benchspace generate` first")

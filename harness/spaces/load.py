@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import PathError, SpaceError, json_path
-from benchspace.harness.files import MAX_BYTES, decode
+from benchspace.harness.files import MAX_BYTES, decode, read_all
 from benchspace.harness.project_paths import find_project_root, inside_project
 from benchspace.harness.spaces.model import (
     DEFAULT_BUCKETS,
@@ -34,6 +34,7 @@ from benchspace.harness.spaces.model import (
 )
 from benchspace.harness.spaces.rules import space_problems
 from benchspace.harness.spaces.schema import read_json, schema_problems
+from benchspace.harness.spaces.text_rules import string_problems
 from benchspace.harness.values import Value
 
 
@@ -166,7 +167,7 @@ def parse_space(
     Raises SpaceError whose message has one line per problem, each naming `source`. ``raw``
     is the document as written (grid files not expanded), kept for tools that rewrite it.
     """
-    _raise(source, schema_problems(data))
+    _raise(source, string_problems(data) or schema_problems(data))
     assert isinstance(data, dict)  # the schema guarantees an object
     defaults = _plain(data.get("defaults", {}))
     space = Space(
@@ -219,13 +220,13 @@ def grid_text(path: Path, *, source: str, named: str = "") -> str:
     shown = repr(named or str(path))
     try:
         with open(path, "rb") as fh:
-            blob = fh.read(MAX_BYTES + 1)
+            blob, limit = read_all(fh)
     except OSError as exc:
         raise SpaceError(
             f"{source}: cannot read {shown} ({exc.strerror or type(exc).__name__})"
             "; the path is relative to the space file"
         ) from None
-    if len(blob) > MAX_BYTES:
+    if len(blob) > limit:
         raise SpaceError(f"{source}: {shown}: larger than {MAX_BYTES >> 20} MiB; check the path")
     return decode(blob, f"{source}: {shown}", error=SpaceError)
 

@@ -327,7 +327,8 @@ def tune(
     executor: Executor,
     progress: Progress,
 ) -> TuneOutcome:
-    """Sweep every (selected) bench; the profile is rewritten after each bench."""
+    """Sweep every (selected) bench; the profile is rewritten after each bench (a --rerun
+    over an existing profile writes it once, at the end)."""
     meta = base_meta(space, options)
     results: list[BenchResult] = []
     executables: dict[str, str] = {}
@@ -347,6 +348,13 @@ def tune(
             host=options.run.host or None,
             allow_other_host=options.allow_other_host,
         )
+        stored, first, last = (0, "", "") if options.rerun else store.span()
+        if stored:
+            progress.note(f"continuing the campaign in {options.store}: {stored} attempts "
+                          f"stored, the first at {first}, the last at {last} (--rerun starts "
+                          "anew)")  # fmt: skip
+        # A --rerun writes its profile once complete: stopped half-way, the previous stays.
+        keep = options.rerun and options.out.exists()
         for bench in benches:
             result, state = tune_bench(bench, sweep, options)
             if state == "skipped":
@@ -358,10 +366,11 @@ def tune(
             if result.exe_sha256:
                 executables[bench.exe] = result.exe_sha256
             results.append(result)
-            meta_now = with_executables(meta, executables, sweep.exe_changes)
-            write_profile(options.out, build_profile(meta_now, results))
+            if not keep:
+                meta_now = with_executables(meta, executables, sweep.exe_changes)
+                write_profile(options.out, build_profile(meta_now, results))
         profile = build_profile(with_executables(meta, executables, sweep.exe_changes), results)
-        if not results:  # nothing was swept: still write the (empty) profile
+        if keep or not results:  # nothing was swept: still write the (empty) profile
             write_profile(options.out, profile)
         executed, cached = sweep.executed, sweep.cached
         builds = (sweep.builds_done, sweep.builds_reused)

@@ -21,12 +21,18 @@ from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.execute.affinity import available_cpus, place
 from benchspace.harness.execute.executor import Executor, LocalExecutor
 from benchspace.harness.execute.gpus import nvidia_smi_uuids, parse_gpus
-from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE, RunOptions
+from benchspace.harness.execute.invoke import (
+    DEFAULT_BACKEND,
+    DEFAULT_DTYPE,
+    RunOptions,
+    resolve_executable,
+)
 from benchspace.harness.execute.probe import probe_bench
 from benchspace.harness.execute.progress import Progress
-from benchspace.harness.files import check_not_input, check_output
+from benchspace.harness.files import check_output, guard_output
 from benchspace.harness.plan import Sampler
 from benchspace.harness.provenance import gpu_info
+from benchspace.harness.spaces.inputs import space_inputs
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Space
 from benchspace.harness.sweep.budget import BenchBudget, check_budget, plan_budget
@@ -238,8 +244,12 @@ def _executor(
 def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> TuneOptions:
     out = request.out or request.build_dir / "tuning" / "profile.json"
     store = request.store or out.with_name(out.name.removesuffix(".json") + ".store.sqlite")
-    check_output(out, option="--out")  # before hours of sweeping, not after
-    check_not_input(out, option="--out", inputs=((store, "the store"), (space.path, "the space")))
+    executables = [
+        (resolve_executable(b.exe, request.build_dir), f"the executable of bench {b.name!r}")
+        for b in space.benches
+    ]
+    inputs = [(store, "the store"), *space_inputs(space), *executables]
+    guard_output(out, option="--out", inputs=inputs)  # before hours of sweeping, not after
     if not store.is_dir():  # a directory is refused by the store itself
         check_output(store, option="--store")
     sampler = hooks.sampler(request.hardware) if any(b.sample for b in space.benches) else None

@@ -19,6 +19,7 @@ def test_bare_help_imports_no_subcommand() -> None:
         "except SystemExit:\n"
         "    pass\n"
         "loaded = sorted(m for m in sys.modules if m.startswith('benchspace.harness.cli.')\n"
+        "                and m != 'benchspace.harness.cli.exits'\n"
         "                or m.startswith(('benchspace.generators', 'benchspace.evaluation',\n"
         "                                 'scipy', 'pandas')))\n"
         "print('LOADED:' + ','.join(loaded))\n"

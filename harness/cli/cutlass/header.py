@@ -15,7 +15,7 @@ from benchspace.evaluation.deploy.kernel_header import (
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.evaluation.selector.shipped import shipped_line
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import check_output
+from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_text_atomic
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.project_paths import add_root_arguments, find_project_root, inside_project
@@ -199,7 +199,15 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         f", top {args.topk} of each shortlist" if args.topk else ""
     )
     out = _output(args, spec, space)
-    check_output(out, option="--out")
+    guard_output(
+        out,
+        option="--out",
+        inputs=[
+            (args.from_profile, "the profile"),
+            (args.shortlist, "the shortlist"),
+            (args.space, "the space"),
+        ],
+    )
     version = args.cublaslt_version
     if version is None:
         version = _cublaslt_version(Path(args.from_profile).parent / "cublas.json")
@@ -288,7 +296,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.check or args.out:
         # A space's header.path: inside the space's project, never through a symlink.
         out = _output(args, spec, space)
-        check_output(out, option="--out")  # before the tree is grown
+        guard_output(
+            out, option="--out", inputs=[(args.space, "the space"), (args.model, "the selector")]
+        )
     evidence = None
     if args.evidence:
         from benchspace.evaluation.cutlass.dataset_read import load_dataset

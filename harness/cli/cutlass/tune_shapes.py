@@ -14,7 +14,7 @@ from benchspace.evaluation.deploy.shortlist import (
 from benchspace.evaluation.deploy.user_shapes import read_user_shapes
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import check_output
+from benchspace.harness.files import check_output, guard_output
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -95,6 +95,10 @@ def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--seed", type=int, default=0, help="with --report: training seed")
 
 
+def _inputs(args: argparse.Namespace) -> list[tuple[str | Path | None, str]]:
+    return [*((s, "a shapes file") for s in args.shapes), (args.model, "the selector")]
+
+
 def _outputs(space: Path) -> tuple[Path, Path]:
     stem = space.with_suffix("")
     return Path(f"{stem}.kernels.txt"), Path(f"{stem}.shortlist.csv")
@@ -109,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.measured and args.shortlist is None:
         raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
     if args.shapes or args.shape:
-        check_output(args.out, option="--out")
+        guard_output(args.out, option="--out", inputs=_inputs(args))
         shapes = read_user_shapes(args.shapes, args.shape)
         selector = load_selector(args.model)
         short = shortlist(selector, shapes, args.topk, args.layout)
