@@ -333,6 +333,5 @@ def _summary(
         print(f"skipped (no executable): {', '.join(skipped)}")
     again = f", {duplicates} duplicates inside the sweep" if duplicates else ""
     print(
-        f"{executed} invocations run, {cached} from the store{again}; profile {out}, "
-        f"store {store}"
+        f"{executed} invocations run, {cached} from the store{again}; profile {out}, store {store}"
     )
