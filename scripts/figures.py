@@ -58,18 +58,7 @@ FIGURES: dict[str, Figure] = {
     "batchlas-sensitivity": Figure(
         "benchspace sensitivity tests/data/batchlas_real/profile.json --noise 1"
     ),
-    "cutlass-evaluate": Figure("benchspace cutlass evaluate evaluation/data/h200", fast=False),
-    "tune-shapes-report": Figure(
-        "benchspace cutlass tune-shapes --report evaluation/data/h200", fast=False
-    ),
-    "tune-shapes-report-v2": Figure(
-        "benchspace cutlass tune-shapes --report evaluation/data/h200/v2 --heat-s 0.5 --warmups 2",
-        fast=False,
-    ),
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
-    "prune-check": Figure(
-        "python benchmarks/prune_check.py --repeats 5 --trim per-case", fast=False
-    ),
 }
 STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
 

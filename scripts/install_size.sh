@@ -6,7 +6,10 @@ cd "$(dirname "$0")/.."
 venv="$(mktemp -d)/venv"
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 python3 -m venv "$venv"
-"$venv/bin/pip" install -q --disable-pip-version-check . >/dev/null
+if ! "$venv/bin/pip" install -q --disable-pip-version-check . >"$venv.log" 2>&1; then
+    cat "$venv.log" >&2
+    exit 1
+fi
 site="$(echo "$venv"/lib/python3*/site-packages)"
 total=$(du -sm "$site" | cut -f1)
 echo "site-packages: ${total} MB ($("$venv/bin/python" --version))"
