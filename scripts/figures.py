@@ -58,6 +58,7 @@ FIGURES: dict[str, Figure] = {
     "batchlas-sensitivity": Figure(
         "benchspace sensitivity tests/data/batchlas_real/profile.json --noise 1"
     ),
+    "cutlass-evaluate": Figure("benchspace cutlass evaluate evaluation/data/h200", fast=False),
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
 }
 STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
