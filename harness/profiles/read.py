@@ -20,7 +20,6 @@ import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, TypeVar
 
 from benchspace.harness.errors import ProfileError, json_path
 from benchspace.harness.execute.metric_check import is_time_metric
@@ -45,9 +44,9 @@ from benchspace.harness.profiles.model import (
     TopCase,
     TopEntry,
 )
+from benchspace.harness.profiles.time_check import positive_times
 from benchspace.harness.profiles.upgrade import upgrade_v1
 
-T = TypeVar("T")
 Cases = Sequence[tuple[int, Mapping[str, Value]]]
 
 
@@ -81,30 +80,12 @@ def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
 
 
 class _Reader(FieldReader):
-    """Reads a profile document into its records.
-
-    Rows share what they have in common (a case's fixed values, a configuration's parameters,
-    the environment, the words of their argv): a profile of 10^6 measurements is read in a
-    fraction of the memory one object per field would take."""
+    """Reads a profile document into its records (rows share equal values: `shared`)."""
 
     def __init__(self, source: str, *, consume: bool = False) -> None:
         super().__init__(source)
         self.consume = consume
         """Free each measurement's data once read (the document is the reader's own)."""
-        self._shared: dict[tuple[object, ...], Any] = {}
-
-    def shared(self, value: T) -> T:
-        """One object for equal mappings or tuples of plain values (their types part of the
-        key, so that 1, 1.0 and true stay apart)."""
-        items = value.items() if isinstance(value, Mapping) else value
-        try:
-            key = (type(value), *((k, type(v), v) for k, v in items))  # type: ignore[union-attr]
-        except (TypeError, ValueError):
-            key = (type(value), *((type(v), v) for v in items))  # type: ignore[union-attr]
-        try:
-            return self._shared.setdefault(key, value)  # type: ignore[no-any-return]
-        except TypeError:  # an unhashable member: kept as it is
-            return value
 
     # ------------------------------------------------------------ typed fields
 
@@ -203,9 +184,8 @@ class _Reader(FieldReader):
         if direction not in ("min", "max"):
             raise self.fail(at("direction"), direction, '"min" or "max"')
         if direction == "min" and is_time_metric(metric):
-            self.positive_times(
-                r, where, metric, {"per_case_best": per_case_best, "measurements": rows}, version
-            )
+            tables = {"per_case_best": per_case_best, "measurements": rows}
+            positive_times(self, r, where, metric, tables, version)
         return BenchResult(
             bench=self.text(r.get("bench", ""), at("bench")),
             metric=metric,
@@ -227,31 +207,6 @@ class _Reader(FieldReader):
             if coverage is None
             else self.coverage(coverage, at("coverage")),
         )
-
-    def positive_times(
-        self,
-        raw: Mapping[str, object],
-        where: Where,
-        metric: str,
-        tables: Mapping[str, Sequence[MeasurementRow | None]],
-        version: int,
-    ) -> None:
-        """Refuse a time that is zero or negative: it would win every comparison (as ``tune``
-        refuses it from a benchmark's output, harness/execute/metric_check.py)."""
-        for table, rows in tables.items():
-            for i, row in enumerate(rows):
-                if row is None or row.median is None or row.median > 0:
-                    continue
-                entry = self.array(raw.get(table), (*where, table))[i]
-                # (a measurement's data is freed once read: every version but BatchLAS's has
-                # a median)
-                has_median = "median" in entry if isinstance(entry, Mapping) else version > 0
-                key = "median" if has_median else "value"
-                raise ProfileError(
-                    f"{self.source}: {json_path(*where, table, i, key)}: {shown(row.median)} "
-                    f"cannot be a time ({metric!r} under direction min); re-run `benchspace "
-                    "tune --rerun`, or delete the row"
-                )
 
     def row(
         self,
