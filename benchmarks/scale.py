@@ -17,7 +17,8 @@ It prints, per stage and size, wall and CPU seconds and peak RSS, the growth rat
 (of CPU time, which other processes on a shared machine do not inflate), and the store's
 largest write-ahead log seen during the sweep (sampled every 50 ms). Each stage runs from the
 size's working directory, the project its space and header live in. Exit status 1 if a
-growth ratio exceeds --max-growth (12 by default) or a stage fails.
+growth ratio exceeds --max-growth (12 by default), a stage fails, or a stage at 10^6
+configurations or more peaks above --max-rss-mb (1024 by default: 10^6 in 1 GB).
 
     python benchmarks/scale.py                 # 10^4, 10^5, 10^6
     python benchmarks/scale.py --sizes 1e4 1e5 --work /tmp/scale
@@ -231,7 +232,13 @@ def measure(size: int, work: Path, exe: Path) -> tuple[list[StageRun], int]:
     return runs, wal_peak
 
 
-def render(runs: list[StageRun], sizes: list[int], wal: dict[int, int], limit: float) -> bool:
+def render(
+    runs: list[StageRun],
+    sizes: list[int],
+    wal: dict[int, int],
+    limit: float,
+    max_rss_mb: float = 1024.0,
+) -> bool:
     """Print the table; True when every stage succeeded and grew at most ``limit`` per 10x.
 
     Growth is judged on CPU time (the machine may be shared: wall time then says more about
@@ -270,6 +277,16 @@ def render(runs: list[StageRun], sizes: list[int], wal: dict[int, int], limit: f
         + "".join(f"{max(r.peak_rss_mb for r in runs if r.size == s):>24.1f}" for s in sizes)
     )
     print("WAL peak MB  " + "".join(f"{wal[s] / 2**20:>24.1f}" for s in sizes))
+    print(
+        "KB / config  "
+        + "".join(
+            f"{max(r.peak_rss_mb for r in runs if r.size == s) * 1024 / s:>24.2f}" for s in sizes
+        )
+    )
+    for r in runs:
+        if r.size >= 1_000_000 and r.peak_rss_mb > max_rss_mb:
+            print(f"{r.stage} at {r.size:,}: peak RSS {r.peak_rss_mb:.0f} MB > {max_rss_mb:g} MB")
+            ok = False
     return ok
 
 
@@ -279,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sizes", nargs="+", type=float, default=[1e4, 1e5, 1e6])
     parser.add_argument("--work", type=Path, help="working directory (default: a temporary one)")
     parser.add_argument("--max-growth", type=float, default=12.0)
+    parser.add_argument("--max-rss-mb", type=float, default=1024.0, help="at 10^6 and more")
     args = parser.parse_args(argv)
     sizes = sorted({int(s) // PER_CASE * PER_CASE for s in args.sizes})
     work = args.work or Path(tempfile.mkdtemp(prefix="benchspace-scale-"))
@@ -290,8 +308,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{size:,} configurations ({size // PER_CASE} cases x {PER_CASE}):")
         got, wal[size] = measure(size, work, exe)
         runs.extend(got)
-    ok = render(runs, sizes, wal, args.max_growth)
-    print("ok" if ok else f"FAILED: a stage failed or grew more than {args.max_growth}x per 10x")
+    ok = render(runs, sizes, wal, args.max_growth, args.max_rss_mb)
+    print(
+        "ok"
+        if ok
+        else f"FAILED: a stage failed, grew more than {args.max_growth}x per 10x or peaked "
+        f"above {args.max_rss_mb:g} MB"
+    )
     return 0 if ok else 1
 
 

@@ -23,6 +23,7 @@ from benchspace.generators.rules import add_incumbents, check_header_rules
 from benchspace.harness import __version__
 from benchspace.harness.errors import HeaderError
 from benchspace.harness.files import read_json
+from benchspace.harness.profiles.locate import recorded_space
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.review_doc import review_changes
@@ -140,7 +141,8 @@ def space_for(profile: Profile, space_arg: str | Path | None) -> Space:
             f"{profile.source}: $.meta.provenance.space_path: the profile does not say which "
             "space it was tuned with; pass --space"
         )
-    return load_space(profile.space_path)
+    found = recorded_space(profile)
+    return load_space(found if found is not None else profile.space_path)
 
 
 def read_holds(path: Path) -> Holds:

@@ -13,13 +13,17 @@ In README.md, evaluation/README.md and docs/*.md a block reads
 
 and NAME is a key of FIGURES below (its command, and whether it is fast). ::
 
-    python scripts/figures.py            # re-run every block's command, rewrite the blocks
-    python scripts/figures.py NAME ...   # only these
-    python scripts/figures.py --check    # re-run the fast ones; exit 1 on any drift
+    python scripts/figures.py --write           # re-run the fast blocks' commands, rewrite them
+    python scripts/figures.py --write --slow    # the slow ones too (minutes: studies, installs)
+    python scripts/figures.py --write NAME ...  # only these (slow or not)
+    python scripts/figures.py --check           # re-run the fast ones; exit 1 on any drift
 
-A slow block (a long study, a GPU run) is not re-run by ``--check``; when it is rewritten it
-carries the date and commit it was printed at, so a reader sees how old it is. ``--check``
-also fails on a block whose name is unknown and on a FIGURES entry no document shows.
+A slow block (a long study, a fresh install, a figure of GPU data) is not re-run by
+``--check``: it carries the date and commit it was printed at, so a reader sees how old it is,
+and ``--check`` fails when that stamp is missing. ``--check`` also fails on a block whose name
+is unknown and on a FIGURES entry no document shows.
+
+Names of the blocks (keep them stable; add one per figure): see FIGURES.
 """
 
 from __future__ import annotations
@@ -54,7 +58,10 @@ FIGURES: dict[str, Figure] = {
     "batchlas-sensitivity": Figure(
         "benchspace sensitivity tests/data/batchlas_real/profile.json --noise 1"
     ),
+    "cutlass-evaluate": Figure("benchspace cutlass evaluate evaluation/data/h200", fast=False),
+    "install-size": Figure("bash scripts/install_size.sh", fast=False),
 }
+STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
 
 
 def documents() -> list[Path]:
@@ -70,6 +77,8 @@ def run(figure: Figure) -> str:
     argv = shlex.split(figure.command)
     if argv[0] == "benchspace":
         argv = [sys.executable, "-m", "benchspace.harness.cli", *argv[1:]]
+    elif argv[0] == "python":
+        argv = [sys.executable, *argv[1:]]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "NO_COLOR": "1"}
     proc = subprocess.run(
         argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600
@@ -89,7 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     """Rewrite or check the blocks."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("names", nargs="*", help="only these figures")
-    parser.add_argument("--check", action="store_true", help="re-run the fast ones; no writes")
+    mode = parser.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--check", action="store_true", help="re-run the fast ones; no writes")
+    mode.add_argument("--write", action="store_true", help="re-run and rewrite the blocks")
+    parser.add_argument("--slow", action="store_true", help="with --write: the slow ones too")
     args = parser.parse_args(argv)
     unknown = [n for n in args.names if n not in FIGURES]
     if unknown:
@@ -108,11 +120,22 @@ def main(argv: list[str] | None = None) -> int:
             if figure is None:
                 problems.append(f"{doc}: block {name!r} names no figure of scripts/figures.py")
                 return m[0]
-            if (args.names and name not in args.names) or (args.check and not figure.fast):
+            if args.check and not figure.fast:
+                if not STAMP.search(m["body"]):
+                    problems.append(
+                        f"{doc}: slow figure {name!r} carries no '# printed DATE at commit C' "
+                        "line; run python scripts/figures.py --write " + name
+                    )
+                return m[0]
+            if args.names and name not in args.names:
+                return m[0]
+            if not args.names and not figure.fast and not args.slow:
                 return m[0]
             body = run(figure)
             if args.check and body != m["body"]:
-                problems.append(f"{doc}: figure {name!r} drifted; run python scripts/figures.py")
+                problems.append(
+                    f"{doc}: figure {name!r} drifted; run python scripts/figures.py --write"
+                )
             return m["open"] + body + m["close"]
 
         new = BLOCK.sub(redo, text)

@@ -36,9 +36,28 @@ def test_a_drifted_block_fails_and_is_rewritten(
     assert figures.main(["--check"]) == 1
     assert "figure 'batchlas-sensitivity' drifted" in capsys.readouterr().err
     assert "old 5.0 %" in doc.read_text()  # --check writes nothing
-    assert figures.main(["batchlas-sensitivity"]) == 0
+    assert figures.main(["--write", "batchlas-sensitivity"]) == 0
     assert "7 benches, 265 measurements" in doc.read_text()
     assert figures.main(["--check", "batchlas-sensitivity"]) == 0
     doc.write_text("<!-- figures: nope -->\n<!-- /figures -->\n")
     assert figures.main(["--check"]) == 1
     assert "block 'nope' names no figure" in capsys.readouterr().err
+
+
+def test_a_slow_block_is_not_re_run_but_must_carry_its_stamp(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    figures = _figures()
+    slow = figures.Figure("python -c 'print(42)'", fast=False)
+    monkeypatch.setattr(figures, "FIGURES", {"answer": slow})
+    doc = tmp_path / "doc.md"
+    doc.write_text("<!-- figures: answer -->\n```text\n$ x\n41\n```\n<!-- /figures -->\n")
+    monkeypatch.setattr(figures, "documents", lambda: [doc])
+    assert figures.main(["--check"]) == 1  # no stamp: when was it printed?
+    assert "slow figure 'answer' carries no '# printed DATE" in capsys.readouterr().err
+    assert figures.main(["--write"]) == 0  # the fast ones only: the slow block stays
+    assert "41" in doc.read_text()
+    assert figures.main(["--write", "--slow"]) == 0
+    text = doc.read_text()
+    assert "\n42\n# printed " in text and " at commit " in text
+    assert figures.main(["--check"]) == 0  # stamped; not re-run

@@ -16,6 +16,7 @@ from benchspace.harness.analysis.compare import HeaderChange, ProfileComparison,
 from benchspace.harness.analysis.compare_format import render_compare
 from benchspace.harness.errors import BenchspaceError
 from benchspace.harness.profiles.decided_format import decided_lines
+from benchspace.harness.profiles.locate import recorded_space
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.spaces.load import load_space
@@ -48,8 +49,8 @@ def _space(args: argparse.Namespace, old: Profile, new: Profile) -> Space | None
     if args.space is not None:
         return load_space(args.space)
     for profile in (new, old):
-        named = profile.space_path
-        if named is not None and Path(named).is_file():
+        named = recorded_space(profile)
+        if named is not None:
             return load_space(named)
     return None
 

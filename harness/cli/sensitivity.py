@@ -23,6 +23,7 @@ from benchspace.harness.cli import MissingExtraError
 from benchspace.harness.errors import HeaderError, ProfileError, UsageError
 from benchspace.harness.files import check_output
 from benchspace.harness.jsonio import dumps, write_text_atomic
+from benchspace.harness.profiles.locate import recorded_space
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.spaces.load import load_space
@@ -75,8 +76,7 @@ def _noise(text: str) -> float | None:
 def _space_path(args: argparse.Namespace, profile: Profile) -> Path | None:
     if args.space is not None:
         return Path(args.space)
-    named = profile.space_path
-    return Path(named) if named is not None and Path(named).is_file() else None
+    return recorded_space(profile)
 
 
 def _incumbents(space: Space) -> dict[tuple[str, str], dict[int, Any]]:

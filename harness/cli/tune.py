@@ -279,7 +279,13 @@ def run(args: argparse.Namespace) -> int:
     outcome = result.outcome
     assert outcome is not None and result.out is not None and result.store is not None
     _summary(
-        outcome.profile, result.out, result.store, outcome.executed, outcome.cached, outcome.skipped
+        outcome.profile,
+        result.out,
+        result.store,
+        outcome.executed,
+        outcome.cached,
+        outcome.skipped,
+        duplicates=outcome.duplicates,
     )
     for note in outcome.notes:
         print(note, file=sys.stderr)
@@ -311,6 +317,8 @@ def _summary(
     executed: int,
     cached: int,
     skipped: tuple[str, ...],
+    *,
+    duplicates: int = 0,
 ) -> None:
     for result in profile.results.values():
         best = result.best
@@ -323,4 +331,7 @@ def _summary(
             )
     if skipped:
         print(f"skipped (no executable): {', '.join(skipped)}")
-    print(f"{executed} invocations run, {cached} from the store; profile {out}, store {store}")
+    again = f", {duplicates} duplicates inside the sweep" if duplicates else ""
+    print(
+        f"{executed} invocations run, {cached} from the store{again}; profile {out}, store {store}"
+    )

@@ -35,6 +35,20 @@ class FieldReader:
 
     def __init__(self, source: str) -> None:
         self.source = source
+        self._shared: dict[tuple[object, ...], Any] = {}
+
+    def shared(self, value: T) -> T:
+        """One object for equal mappings or tuples of plain values (their types part of the
+        key, so that 1, 1.0 and true stay apart)."""
+        items = value.items() if isinstance(value, Mapping) else value
+        try:
+            key = (type(value), *((k, type(v), v) for k, v in items))  # type: ignore[union-attr]
+        except (TypeError, ValueError):
+            key = (type(value), *((type(v), v) for v in items))  # type: ignore[union-attr]
+        try:
+            return self._shared.setdefault(key, value)  # type: ignore[no-any-return]
+        except TypeError:  # an unhashable member: kept as it is
+            return value
 
     def fail(self, where: Where, value: object, what: str) -> ProfileError:
         """The error for the value at `where`, which is not `what`."""

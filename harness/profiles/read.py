@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
@@ -43,6 +44,7 @@ from benchspace.harness.profiles.model import (
     TopCase,
     TopEntry,
 )
+from benchspace.harness.profiles.time_check import positive_times
 from benchspace.harness.profiles.upgrade import upgrade_v1
 
 Cases = Sequence[tuple[int, Mapping[str, Value]]]
@@ -57,7 +59,9 @@ def load_profile(path: str | Path) -> Profile:
         kind="profile",
         missing="no such profile; run `benchspace tune` first",
     )
+    sha256 = hashlib.sha256(blob).hexdigest()
     text = decode(blob, source, error=ProfileError)
+    del blob  # a profile of 10^6 rows: its bytes, its text and its data are not held at once
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -66,7 +70,8 @@ def load_profile(path: str | Path) -> Profile:
         ) from None
     except RecursionError:
         raise ProfileError(f"{source}: $: nested too deeply to be a profile") from None
-    return parse_profile(data, source=source, sha256=hashlib.sha256(blob).hexdigest())
+    del text
+    return _Reader(source, consume=True).profile(data, sha256=sha256)
 
 
 def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
@@ -75,7 +80,12 @@ def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
 
 
 class _Reader(FieldReader):
-    """Reads a profile document into its records."""
+    """Reads a profile document into its records (rows share equal values: `shared`)."""
+
+    def __init__(self, source: str, *, consume: bool = False) -> None:
+        super().__init__(source)
+        self.consume = consume
+        """Free each measurement's data once read (the document is the reader's own)."""
 
     # ------------------------------------------------------------ typed fields
 
@@ -159,10 +169,13 @@ class _Reader(FieldReader):
             lambda v, w: self.best_row(v, w, arg_spec, env_spec, version),
         )
         cases = [(b.case_index, b.fixed) for b in per_case_best]
-        rows = [
-            self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version)
-            for i, v in enumerate(self.array(r.get("measurements", []), at("measurements")))
-        ]
+        raw_rows = self.array(r.get("measurements", []), at("measurements"))
+        rows = []
+        for i, v in enumerate(raw_rows):
+            rows.append(self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version))
+            if self.consume:
+                raw_rows[i] = None  # read: its data is freed as its record is made
+
         top = self.each(r.get("top", []), at("top"), lambda v, w: self.top(v, w, cases))
         raw_best = r.get("best")
         coverage = r.get("coverage")
@@ -171,9 +184,8 @@ class _Reader(FieldReader):
         if direction not in ("min", "max"):
             raise self.fail(at("direction"), direction, '"min" or "max"')
         if direction == "min" and is_time_metric(metric):
-            self.positive_times(
-                r, where, metric, {"per_case_best": per_case_best, "measurements": rows}
-            )
+            tables = {"per_case_best": per_case_best, "measurements": rows}
+            positive_times(self, r, where, metric, tables, version)
         return BenchResult(
             bench=self.text(r.get("bench", ""), at("bench")),
             metric=metric,
@@ -195,27 +207,6 @@ class _Reader(FieldReader):
             if coverage is None
             else self.coverage(coverage, at("coverage")),
         )
-
-    def positive_times(
-        self,
-        raw: Mapping[str, object],
-        where: Where,
-        metric: str,
-        tables: Mapping[str, Sequence[MeasurementRow | None]],
-    ) -> None:
-        """Refuse a time that is zero or negative: it would win every comparison (as ``tune``
-        refuses it from a benchmark's output, harness/execute/metric_check.py)."""
-        for table, rows in tables.items():
-            for i, row in enumerate(rows):
-                if row is None or row.median is None or row.median > 0:
-                    continue
-                entry = self.array(raw.get(table), (*where, table))[i]
-                key = "median" if isinstance(entry, Mapping) and "median" in entry else "value"
-                raise ProfileError(
-                    f"{self.source}: {json_path(*where, table, i, key)}: {shown(row.median)} "
-                    f"cannot be a time ({metric!r} under direction min); re-run `benchspace "
-                    "tune --rerun`, or delete the row"
-                )
 
     def row(
         self,
@@ -258,7 +249,9 @@ class _Reader(FieldReader):
                 )
             case_index, fixed, params = found
         spread = self.opt_spread(m.get("spread"), at("spread"))
-        argv = self.texts(m.get("argv") or [], at("argv"))
+        argv = tuple(sys.intern(word) for word in self.texts(m.get("argv") or [], at("argv")))
+        fixed, params = self.shared(fixed), self.shared(params)
+        args, env = self.shared(args), self.shared(env)
         if version == 0:
             # BatchLAS measured once per configuration: the value is the median of one sample.
             if median is None:

@@ -17,7 +17,7 @@ from benchspace.harness.measurement import Measurement, RepeatSummary
 from benchspace.harness.plan import Config, make_config
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Aggregate:
     """The repeats of one (case, configuration)."""
 

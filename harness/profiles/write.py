@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchspace.harness.jsonio import write_json_atomic
+from benchspace.harness.jsonio import Table, write_json_atomic
 from benchspace.harness.profiles.evidence import row_evidence, top_evidence
 from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
@@ -118,8 +118,10 @@ def _coverage_data(coverage: Coverage) -> dict[str, Any]:
     return entry
 
 
-def result_data(result: BenchResult) -> dict[str, Any]:
-    """One bench's entry as JSON data."""
+def result_data(result: BenchResult, *, lazy: bool = False) -> dict[str, Any]:
+    """One bench's entry as JSON data (``lazy``: its measurements a `Table` made row by row as
+    the file is written, never all at once)."""
+    rows = [r for r in result.measurements if r.median is not None]
     return {
         "bench": result.bench,
         "exe": result.exe,
@@ -134,7 +136,7 @@ def result_data(result: BenchResult) -> dict[str, Any]:
         "best": None if result.best is None else top_data(result.best),
         "top": [top_data(t) for t in result.top],
         "per_case_best": [row_data(r) for r in result.per_case_best],
-        "measurements": [row_data(r) for r in result.measurements if r.median is not None],
+        "measurements": Table(rows, row_data) if lazy else [row_data(r) for r in rows],
         "coverage": _coverage_data(result.coverage),
     }
 
@@ -165,18 +167,18 @@ def meta_data(meta: ProfileMeta) -> dict[str, Any]:
     return entry
 
 
-def profile_data(profile: Profile) -> dict[str, Any]:
-    """The whole document, in the current version."""
+def profile_data(profile: Profile, *, lazy: bool = False) -> dict[str, Any]:
+    """The whole document, in the current version (``lazy``: see `result_data`)."""
     by_status = profile.failure_counts
     return {
         "format": PROFILE_FORMAT,
         "version": PROFILE_VERSION,
         "meta": meta_data(profile.meta),
-        "results": [result_data(r) for r in profile.results.values()],
+        "results": [result_data(r, lazy=lazy) for r in profile.results.values()],
         "failures": {"count": sum(by_status.values()), "by_status": by_status},
     }
 
 
 def write_profile(path: str | Path, profile: Profile) -> None:
     """Write a profile deterministically (sorted keys) and atomically."""
-    write_json_atomic(path, profile_data(profile))
+    write_json_atomic(path, profile_data(profile, lazy=True))

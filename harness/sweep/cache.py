@@ -79,11 +79,17 @@ class Sweep:
         self.rerun = rerun
         self.executed = 0
         self.cached = 0
+        """Invocations answered by attempts the store held before this sweep."""
+        self.duplicates = 0
+        """Invocations answered by an attempt of this same sweep (a configuration asked again:
+        a pre-tune winner the main sweep measures too, an argv two configurations share)."""
         self.builds_done = 0
         self.builds_reused = 0
         self.exe_changes: list[dict[str, str]] = []
         self._known_bench: str | None = None
         self._known: dict[str, Measurement] = {}
+        self._fresh: dict[str, Measurement] = {}
+        """The bench's attempts made by this sweep (apart from the store's older ones)."""
         self._unfrozen = 0
 
     def _hit(self, inv: Invocation) -> Measurement | None:
@@ -91,8 +97,9 @@ class Sweep:
         not one per key)."""
         if self._known_bench != inv.bench:
             self._known = self.store.latest(inv.bench)
+            self._fresh = {}
             self._known_bench = inv.bench
-        hit = self._known.get(inv.cache_key)
+        hit = self._fresh.get(inv.cache_key) or self._known.get(inv.cache_key)
         if hit is None:
             return None
         if self.host is not None and hit.host and hit.host != self.host:
@@ -134,7 +141,8 @@ class Sweep:
             self._unfrozen = 0
         for m in ms:
             if m.bench == self._known_bench and m.status != "unavailable":
-                self._known[m.cache_key] = m
+                self._fresh[m.cache_key] = m
+                self._known.pop(m.cache_key, None)
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
@@ -158,11 +166,15 @@ class Sweep:
                 key = inv.cache_key
                 seen.append((key, inv.case_index, inv.params, inv.phase))
                 if key in results or key in queued:
+                    self.duplicates += 1
                     continue
                 hit = None if self.rerun else self._hit(inv)
                 if hit is not None:
                     results[key] = hit
-                    self.cached += 1
+                    if self._fresh.get(key) is hit:
+                        self.duplicates += 1
+                    else:
+                        self.cached += 1
                     self.progress.advance(hit, cached=True)
                 else:
                     queued.add(key)

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import platform
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from benchspace.harness import provenance
@@ -31,6 +33,8 @@ class SweepSettings(Protocol):
     def benches(self) -> Sequence[str]: ...
     @property
     def extra_meta(self) -> Mapping[str, Any]: ...
+    @property
+    def out(self) -> Path: ...
 
 
 def base_meta(space: Space, options: SweepSettings) -> ProfileMeta:
@@ -52,6 +56,10 @@ def base_meta(space: Space, options: SweepSettings) -> ProfileMeta:
         **options.extra_meta,
     )
     other = {k: v for k, v in prov.items() if k not in ("space_path", "space_sha256")}
+    # Both the absolute path and the path from the profile's folder: readers find the space
+    # from the profile, wherever they run (harness/profiles/read.py: recorded_space).
+    space_file = Path(str(prov.get("space_path", space.path))).resolve()
+    other["space_path_relative"] = os.path.relpath(space_file, options.out.resolve().parent)
     return ProfileMeta(
         backend=options.run.backend,
         dtype=options.run.dtype,
@@ -60,7 +68,7 @@ def base_meta(space: Space, options: SweepSettings) -> ProfileMeta:
         platform=platform.platform(),
         generated_at=datetime.now(UTC).isoformat(timespec="seconds"),
         provenance=ProfileProvenance(
-            space_path=str(prov.get("space_path", space.path)),
+            space_path=str(Path(str(prov.get("space_path", space.path))).resolve()),
             space_sha256=str(prov.get("space_sha256", space.sha256)),
             executables={},
             other=other,

@@ -98,6 +98,7 @@ class TuneOutcome:
     profile: Profile
     executed: int
     cached: int
+    """Invocations answered by the store's attempts from before this sweep."""
     failures: int
     skipped: tuple[str, ...]
     missing: tuple[str, ...]
@@ -107,6 +108,8 @@ class TuneOutcome:
     """Variants found in the store."""
     notes: tuple[str, ...] = ()
     """Lines for the user (stored attempts of another host measured again)."""
+    duplicates: int = 0
+    """Invocations answered by an attempt of this same sweep (asked twice)."""
 
 
 def _repeats(bench: Bench, options: TuneOptions) -> int:
@@ -372,7 +375,7 @@ def tune(
         profile = build_profile(with_executables(meta, executables, sweep.exe_changes), results)
         if keep or not results:  # nothing was swept: still write the (empty) profile
             write_profile(options.out, profile)
-        executed, cached = sweep.executed, sweep.cached
+        executed, cached, duplicates = sweep.executed, sweep.cached, sweep.duplicates
         builds = (sweep.builds_done, sweep.builds_reused)
         notes = tuple(sweep.host_notes())
     failures = sum(len(r.failures) for r in results if r.bench not in missing)
@@ -380,6 +383,7 @@ def tune(
         profile=profile,
         executed=executed,
         cached=cached,
+        duplicates=duplicates,
         failures=failures,
         skipped=tuple(skipped),
         missing=tuple(missing),

@@ -42,3 +42,20 @@ def test_a_configuration_without_a_value_is_left_to_failures() -> None:
     data = profile_data(replace(profile, results={result.bench: broken}))
     rows = data["results"][0]["measurements"]
     assert len(rows) == len(result.measurements) - 1 and all("value" in r for r in rows)
+
+
+def test_rows_share_what_they_have_in_common_and_keep_their_types(tmp_path: Path) -> None:
+    profile = load_profile(PROFILES / "demo_like.json")
+    by_case: dict[tuple[str, int], set[int]] = {}
+    for result in profile.results.values():
+        for row in result.measurements:
+            by_case.setdefault((result.bench, row.case_index), set()).add(id(row.fixed))
+    assert all(len(ids) == 1 for ids in by_case.values())  # one mapping per case's fixed values
+    # Equal as Python values, but not one object: a flag true and a count 1 stay apart.
+    data = json.loads((PROFILES / "demo_like.json").read_text())
+    first = data["results"][0]["measurements"]
+    first[0]["params"], first[1]["params"] = {"x": True}, {"x": 1}
+    out = tmp_path / "p.json"
+    out.write_text(json.dumps(data))
+    again = next(iter(load_profile(out).results.values())).measurements
+    assert again[0].params["x"] is True and type(again[1].params["x"]) is int

@@ -163,3 +163,22 @@ def test_two_cases_with_one_argv_are_two_measurements(
     assert sorted(rows) == [0, 1]
     assert all(m["n"] == 1 for case in rows.values() for m in case)
     assert len(profile["results"][0]["per_case_best"]) == 2
+
+
+def test_a_fresh_sweep_counts_its_own_repeats_apart_from_the_store(
+    fake_build: Path, write_space: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The pre-tune phase measures block 16 and 32 for n = 64; the main sweep then asks for its
+    # winner again: answered by this sweep's own attempt, which is no store hit.
+    bench = _bench(
+        [{"fixed": {"n": 64}, "tune": {"extra": [1]}}],
+        arg_spec=["n", "block", "extra"],
+        pre_tune=[{"params": {"block": [16, 32]}, "cases": [0]}],
+    )
+    space = write_space([bench])
+    code, _, out, _ = _tune(space, fake_build, capsys)
+    assert code == 0
+    assert "2 invocations run, 0 from the store, 1 duplicates inside the sweep" in out
+    code, _, out, _ = _tune(space, fake_build, capsys)
+    assert code == 0
+    assert "0 invocations run, 3 from the store;" in out  # all three asked: the store has them
