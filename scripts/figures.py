@@ -60,6 +60,13 @@ FIGURES: dict[str, Figure] = {
     ),
     "cutlass-evaluate": Figure("benchspace cutlass evaluate evaluation/data/h200", fast=False),
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
+    "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
+    "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
+    "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
+    "reduce-speedup": Figure(
+        "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
+        " --space spaces/h200_reduce.json"
+    ),
 }
 STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""What ``scripts/device/ship_check.sh`` measured on the H200 (evaluation/data/h200/ship): the
+GEMM library built from a header, verified and timed through ``benchspace::gemm::run``
+beside the cuBLASLt heuristic, and the driver's confirmation run of the same header's choices.
+
+    python scripts/ship_summary.py [evaluation/data/h200/ship]
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def geomean(values: pd.Series) -> float:
+    return float(np.exp(np.log(values.astype(float)).mean()))
+
+
+def main() -> int:
+    folder = Path(sys.argv[1] if len(sys.argv) > 1 else "evaluation/data/h200/ship")
+    lib = pd.read_csv(folder / "lib" / "library_check.csv.gz")
+    prov = json.loads((folder / "lib" / "provenance.json").read_text())
+    rows = pd.read_csv(folder / "driver" / "timing_rows_s_g2ms.csv.gz")
+    rows = rows[(rows["status"] == "ok") & ~rows["config"].str.endswith("@last")]
+    finalists = json.loads((folder / "driver" / "finalists.json").read_text())
+    kinds = lib["header_choice"].map(lambda c: c.split(":")[0] if ":" in c else c)
+    print(
+        f"header {prov['header']} ({prov['header_sha256'][:12]}): at the {len(lib)} shapes "
+        + ", ".join(f"{n} {k}" for k, n in kinds.value_counts().items())
+    )
+    print(
+        f"library (benchspace::gemm::run, {prov['rounds']} rounds of >= {prov['min_graph_ms']} ms "
+        f"graphs): correct on {int(lib['ok'].sum())} of {len(lib)} (max rel_err "
+        f"{lib['rel_err'].max():.2e}); run / heuristic geomean {geomean(lib['speedup']):.4f} "
+        f"(min {lib['speedup'].min():.4f})"
+    )
+    ratios = []
+    for _, r in lib.iterrows():
+        key = f"{r['m']}x{r['n']}x{r['k']}"
+        t = rows[(rows["M"] == r["m"]) & (rows["N"] == r["n"]) & (rows["K"] == r["k"])]
+        ms = dict(zip(t["config"], t["ms_median"], strict=True))
+        chosen = finalists[key]["shortlist"]
+        choice = chosen[0] if chosen else "cublas:heuristic"
+        top8 = [ms[f"cublas:algo{i}"] for i in range(8) if f"cublas:algo{i}" in ms]
+        h = ms["cublas:heuristic"]
+        ratios.append((h / ms[choice], float(r["speedup"]), h / min(top8)))
+    frame = pd.DataFrame(ratios, columns=["driver", "library", "best8"])
+    agree = frame["library"] / frame["driver"]
+    print(
+        f"driver confirmation run (g2ms): header / heuristic "
+        f"geomean {geomean(frame['driver']):.4f} "
+        f"(min {frame['driver'].min():.4f}, ahead on {(frame['driver'] > 1).sum()}); "
+        f"cuBLASLt's best of 8 {geomean(frame['best8']):.4f}"
+    )
+    print(
+        f"library against the driver (each over its own heuristic): geomean {geomean(agree):.4f}, "
+        f"within 2 % on {int(((agree - 1).abs() <= 0.02).sum())} of {len(agree)} shapes"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
