@@ -1,10 +1,11 @@
 """Small GEMM headers for the library tests, written by the header generator.
 
 ``small_header`` renders a two-leaf dispatch (SYNTHETIC: no selector, nothing measured) with
-``render_gemm_header``; ``with_pinned`` adds pinned cuBLASLt entries to such a header as the
-pinned interface lays them out (enumerators between the CUTLASS kernels and ``cublas``, their
-``cublaslt:`` keys in kGemmKernelNames, the kCublasLtVersion / kFirstPinned / kNumPinned /
-kPinned declarations), for as long as the generator itself writes none.
+``render_gemm_header`` (the generator writes the pinned block, with no entries here);
+``legacy`` removes that block, as a header written before pinned entries existed reads;
+``with_pinned`` adds pinned cuBLASLt entries to a legacy header as the pinned interface lays
+them out (enumerators between the CUTLASS kernels and ``cublas``, their ``cublaslt:`` keys in
+kGemmKernelNames, the kCublasLtVersion / kFirstPinned / kNumPinned / kPinned declarations).
 """
 
 from __future__ import annotations
@@ -50,6 +51,19 @@ def small_header(kernels: tuple[str, ...] = (KERNEL,)) -> str:
         cublas_leaves=1,
     )
     return render_gemm_header(dispatch)
+
+
+_BLOCK = re.compile(
+    r"// Pinned cuBLASLt configurations:.*?gemm_pinned_config\(GemmKernel kernel\).*?\n\}\n\n",
+    re.S,
+)
+
+
+def legacy(text: str) -> str:
+    """The header without its pinned block (kCublasLtVersion ... gemm_pinned_config)."""
+    out, n = _BLOCK.subn("", text)
+    assert n == 1, "the generator's pinned block was not found"
+    return out
 
 
 def with_pinned(

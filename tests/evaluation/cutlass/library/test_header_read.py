@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from library_headers import KERNEL, PINNED, VERSION, small_header, with_pinned
+from library_headers import KERNEL, PINNED, VERSION, legacy, small_header, with_pinned
 
 from benchspace.evaluation.cutlass.library.header_read import parse_header, pinned_key
 from benchspace.harness.errors import HeaderError
@@ -24,8 +24,15 @@ def test_the_shipped_header_lists_its_kernels() -> None:
     assert all(name.startswith("cutlass3x_sm90_") for name in header.cutlass)
 
 
-def test_a_header_without_the_pinned_block() -> None:
+def test_the_generators_header_has_the_pinned_block_with_no_entries() -> None:
     header = parse_header(small_header(), "h.hh")
+    assert header.has_pinned_block
+    assert header.pinned == ()
+    assert header.cutlass == (KERNEL,)
+
+
+def test_a_header_without_the_pinned_block() -> None:
+    header = parse_header(legacy(small_header()), "h.hh")
     assert header.cutlass == (KERNEL,)
     assert header.pinned == ()
     assert not header.has_pinned_block
@@ -34,7 +41,7 @@ def test_a_header_without_the_pinned_block() -> None:
 
 
 def test_pinned_entries_sit_between_the_kernels_and_cublas() -> None:
-    header = parse_header(with_pinned(small_header()), "h.hh")
+    header = parse_header(with_pinned(legacy(small_header())), "h.hh")
     assert header.has_pinned_block
     assert header.cutlass == (KERNEL,)
     assert [p.code for p in header.pinned] == [1, 2]
@@ -49,7 +56,7 @@ def test_pinned_entries_sit_between_the_kernels_and_cublas() -> None:
 
 
 def test_the_pinned_block_with_no_entries() -> None:
-    header = parse_header(with_pinned(small_header(), pinned=()), "h.hh")
+    header = parse_header(with_pinned(legacy(small_header()), pinned=()), "h.hh")
     assert header.has_pinned_block
     assert header.pinned == ()
     assert header.cutlass == (KERNEL,)
@@ -87,7 +94,7 @@ def test_a_damaged_header_is_refused_with_the_line_to_fix(edit, message) -> None
 
 
 def test_a_pinned_entry_that_disagrees_with_its_row_is_refused() -> None:
-    text = with_pinned(small_header()).replace(
+    text = with_pinned(legacy(small_header())).replace(
         "{66, 194, 1, 0, 0, 6, 35, 0, 5}", "{66, 194, 1, 0, 0, 6, 35, 0, 6}"
     )
     with pytest.raises(HeaderError, match=r"h.hh: pinned entry 1 \(cublaslt_66_194"):
@@ -95,6 +102,6 @@ def test_a_pinned_entry_that_disagrees_with_its_row_is_refused() -> None:
 
 
 def test_pinned_counts_that_miss_cublas_are_refused() -> None:
-    text = with_pinned(small_header()).replace("kNumPinned = 2;", "kNumPinned = 1;")
+    text = with_pinned(legacy(small_header())).replace("kNumPinned = 2;", "kNumPinned = 1;")
     with pytest.raises(HeaderError, match="do not end just before `cublas`"):
         parse_header(text, "h.hh")

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from library_headers import KERNEL, small_header, with_pinned
+from library_headers import KERNEL, legacy, small_header, with_pinned
 
 from benchspace.harness.cli import main
 
@@ -86,17 +86,28 @@ def test_the_cmake_project(shipped: Path) -> None:
     assert sorted(listed) == on_disk
 
 
-def test_the_header_without_pinned_entries_compiles_no_pinned_path(shipped: Path) -> None:
-    dispatch = (shipped / "src" / "dispatch.cu").read_text()
+def test_a_header_without_the_pinned_block_compiles_no_pinned_path(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    header = tmp_path / "gemm_kernels.hh"
+    header.write_text(legacy(small_header()))
+    code, _, err = _run(["--header", str(header), "--out", str(tmp_path / "lib")], capsys)
+    assert code == 0, err
+    dispatch = (tmp_path / "lib" / "src" / "dispatch.cu").read_text()
     assert "hdr::kPinned" not in dispatch and "cublasLtMatmulAlgoCheck" not in dispatch
     assert "cublasLtMatmulAlgoGetHeuristic" in dispatch
+
+
+def test_the_shipped_header_has_the_pinned_block_and_no_entries(shipped: Path) -> None:
+    manifest = (shipped / "library.json").read_text()
+    assert '"pinned": []' in manifest or '"pinned":[]' in manifest.replace(" ", "")
 
 
 def test_pinned_entries_are_rebuilt_and_checked(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     header = tmp_path / "gemm_kernels.hh"
-    header.write_text(with_pinned(small_header()))
+    header.write_text(with_pinned(legacy(small_header())))
     code, out, err = _run(["--header", str(header), "--out", str(tmp_path / "lib")], capsys)
     assert (code, err) == (0, "")
     assert "1 CUTLASS kernels in 1 sources, 2 pinned cuBLASLt configurations, then cublas" in out
@@ -208,7 +219,7 @@ def test_the_emitted_sources_compile(tmp_path: Path, capsys: pytest.CaptureFixtu
     import cutlass_library
 
     header = tmp_path / "gemm_kernels.hh"
-    header.write_text(with_pinned(small_header()))
+    header.write_text(with_pinned(legacy(small_header())))
     out = tmp_path / "lib"
     assert _run(["--header", str(header), "--out", str(out)], capsys)[0] == 0
     cutlass = Path(cutlass_library.source_path)
