@@ -63,9 +63,9 @@ def _shipped(args: argparse.Namespace, say: Callable[[str], None] | None) -> int
     from benchspace.evaluation.cutlass.dataset_read import load_dataset
     from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
     from benchspace.evaluation.deploy.gemm_dispatch import GemmHeaderSpec
+    from benchspace.evaluation.deploy.shipped_run import decide, label_of, study_selector
+    from benchspace.evaluation.deploy.shipped_study import render_rows
     from benchspace.evaluation.selector.model_file import load_selector
-    from benchspace.evaluation.study.shipped import render_rows
-    from benchspace.evaluation.study.shipped_run import decide, label_of, study_selector
 
     if args.pilot < 1 or args.narrow < 1:
         raise UsageError("--pilot and --narrow must be at least 1")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 from pathlib import Path
+from typing import Any
 
 from benchspace.evaluation.deploy.kernel_header import (
     GemmHeaderSpec,
@@ -169,18 +170,15 @@ def _output(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None)
     )
 
 
-def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> int:
-    """The header from measured winners; one line per shape."""
-    from benchspace.evaluation.cutlass.hardware import load_hardware
+def _measured(args: argparse.Namespace) -> tuple[Any, Any, Profile, Path | None]:
+    """The profile's measured table (restricted to the shortlist's top K), its full summary,
+    the profile and the store the cuBLASLt attributes came from."""
     from benchspace.evaluation.deploy.measured_header import (
-        dispatch_hits,
-        measured_dispatch,
         measured_table,
         restrict_to_top,
         shape_summary,
     )
     from benchspace.evaluation.deploy.shortlist import read_shortlist
-    from benchspace.evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
     from benchspace.evaluation.deploy.store_algos import cublas_algos
     from benchspace.harness.profiles.read import load_profile
 
@@ -194,6 +192,15 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     if args.shortlist:
         short = read_shortlist(args.shortlist)
         table = restrict_to_top(table, short, args.topk or int(short["rank"].max()))
+    return table, full, profile, store
+
+
+def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space | None) -> int:
+    """The header from measured winners; one line per shape."""
+    from benchspace.evaluation.cutlass.hardware import load_hardware
+    from benchspace.evaluation.deploy.measured_header import measured_dispatch
+
+    table, full, profile, store = _measured(args)
     hw = load_hardware(args.hardware)
     origin = f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})" + (
         f", top {args.topk} of each shortlist" if args.topk else ""
@@ -213,6 +220,25 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         version = _cublaslt_version(Path(args.from_profile).parent / "cublas.json")
     dispatch = measured_dispatch(table, hw.sms, spec, origin, version)
     write_text_atomic(out, render_gemm_header(dispatch))
+    _report_measured(args, spec, out, dispatch, table, full, profile, store)
+    return 0
+
+
+def _report_measured(
+    args: argparse.Namespace,
+    spec: GemmHeaderSpec,
+    out: str | Path,
+    dispatch: Any,
+    table: Any,
+    full: Any,
+    profile: Profile,
+    store: Path | None,
+) -> None:
+    """The winners, the prefix regret, where the winners were judged, the position warning
+    and the header's line."""
+    from benchspace.evaluation.deploy.measured_header import dispatch_hits, shape_summary
+    from benchspace.evaluation.deploy.shortlist_format import render_prefix_regret, render_winners
+
     summary = shape_summary(table)
     hits = dispatch_hits(dispatch, summary)
     print("\n".join(render_winners(summary, hits)))
@@ -240,7 +266,6 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
         f"{dispatch.cublas_leaves} leaves cublas, {len(dispatch.pinned)} pinned cuBLASLt "
         f"entries; override with {spec.env_var}=<kernel name>"
     )
-    return 0
 
 
 def _bench(profile: Profile) -> str:
@@ -299,23 +324,11 @@ def run(args: argparse.Namespace) -> int:
         guard_output(
             out, option="--out", inputs=[(args.space, "the space"), (args.model, "the selector")]
         )
-    evidence = None
-    if args.evidence:
-        from benchspace.evaluation.cutlass.dataset_read import load_dataset
-        from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
-
-        evidence = cublas_evidence(load_dataset(args.evidence), "train")
     selector = load_selector(args.model)
     line = shipped_line(args.model)
     if line:
         print(line)
-    dispatch = choose_dispatch(
-        selector, spec, args.layout, max(args.runners_up, 0), cublas_leaves=evidence is None
-    )
-    if evidence is not None:
-        from benchspace.evaluation.deploy.leaf_policy import policy_dispatch
-
-        dispatch = policy_dispatch(dispatch, evidence, args.leaf_policy)
+    dispatch = _grow(args, selector, spec)
     leaves = len(dispatch.tree.leaves)
     if out is not None:
         write_text_atomic(out, render_gemm_header(dispatch))
@@ -327,18 +340,41 @@ def run(args: argparse.Namespace) -> int:
             f"override with {spec.env_var}=<kernel name>"
         )
     if args.check:
-        from benchspace.evaluation.deploy.header_check import check_header
-        from benchspace.evaluation.deploy.header_check_format import render_check
-
-        exhaustive = None
-        if args.dataset:
-            from benchspace.evaluation.cutlass.dataset import candidate_table
-            from benchspace.evaluation.cutlass.dataset_read import load_dataset
-
-            table = candidate_table(load_dataset(args.dataset))
-            exhaustive = table[table["split"] == "eval"]
-        check = check_header(
-            selector, dispatch, args.check_samples, args.check_seed, args.layout, exhaustive
-        )
-        print(render_check(check, leaves))
+        _check(args, selector, dispatch, leaves)
     return 0
+
+
+def _grow(args: argparse.Namespace, selector: Any, spec: GemmHeaderSpec) -> Any:
+    """The selector's tree, its leaves decided by --evidence and --leaf-policy when given."""
+    evidence = None
+    if args.evidence:
+        from benchspace.evaluation.cutlass.dataset_read import load_dataset
+        from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
+
+        evidence = cublas_evidence(load_dataset(args.evidence), "train")
+    dispatch = choose_dispatch(
+        selector, spec, args.layout, max(args.runners_up, 0), cublas_leaves=evidence is None
+    )
+    if evidence is not None:
+        from benchspace.evaluation.deploy.leaf_policy import policy_dispatch
+
+        dispatch = policy_dispatch(dispatch, evidence, args.leaf_policy)
+    return dispatch
+
+
+def _check(args: argparse.Namespace, selector: Any, dispatch: Any, leaves: int) -> None:
+    """--check: the header's regret against select on a fresh sample (and --dataset's)."""
+    from benchspace.evaluation.deploy.header_check import check_header
+    from benchspace.evaluation.deploy.header_check_format import render_check
+
+    exhaustive = None
+    if args.dataset:
+        from benchspace.evaluation.cutlass.dataset import candidate_table
+        from benchspace.evaluation.cutlass.dataset_read import load_dataset
+
+        table = candidate_table(load_dataset(args.dataset))
+        exhaustive = table[table["split"] == "eval"]
+    check = check_header(
+        selector, dispatch, args.check_samples, args.check_seed, args.layout, exhaustive
+    )
+    print(render_check(check, leaves))

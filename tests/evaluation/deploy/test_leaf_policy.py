@@ -10,7 +10,7 @@ from test_kernel_header import K1, K2, synthetic_dispatch
 from benchspace.evaluation.deploy.cublas_evidence import CublasEvidence, config_ratios
 from benchspace.evaluation.deploy.kernel_header import CUBLAS, render_gemm_header
 from benchspace.evaluation.deploy.leaf_policy import LeafRule, decide_leaves, policy_dispatch
-from benchspace.evaluation.study.shipped import header_choices, per_shape, summarise
+from benchspace.evaluation.deploy.shipped_study import header_choices, per_shape, summarise
 
 PIN = "cublaslt:id=66;tile=194;splitk=1;reduction=0;swizzle=0;custom=6;stages=35;inner=0;cluster=5"
 ALGO = PIN.removeprefix("cublaslt:") + ";ws=0;waves=1.0"

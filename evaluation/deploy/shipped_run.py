@@ -1,4 +1,5 @@
-"""Run the shipping study (:mod:`evaluation.study.shipped`) for saved selectors on a v2 dataset.
+"""Run the shipping study (:mod:`evaluation.deploy.shipped_study`) for saved selectors on a v2
+dataset.
 
 Each selector's ``select`` pick and its header (grown with ``spec``, CUTLASS leaves only, then
 relabelled by :mod:`evaluation.deploy.leaf_policy` on the training split's measured shapes)
@@ -20,13 +21,13 @@ from benchspace.evaluation.deploy.kernel_header import choose_dispatch
 from benchspace.evaluation.deploy.leaf_policy import policy_dispatch
 from benchspace.evaluation.deploy.select import score_matrix
 from benchspace.evaluation.deploy.shape_sample import shape_tuples
-from benchspace.evaluation.selector.model_file import DeployedSelector
-from benchspace.evaluation.study.shipped import (
+from benchspace.evaluation.deploy.shipped_study import (
     ShippedRow,
     header_choices,
     per_shape,
     summarise,
 )
+from benchspace.evaluation.selector.model_file import DeployedSelector
 from benchspace.harness.errors import UsageError
 
 HEADER_WAYS = (
