@@ -9,9 +9,17 @@ moments: no benchmark runs outside the sweep's handler (harness/execute/reaper.p
 replaces this one while the command works.
 """
 
+try:
+    import os
+    import signal
+
+    # At once, before the module's other lines: a stop signal from here on exits 128 + n.
+    for _signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(_signum, lambda signum, frame: os._exit(128 + signum))
+except KeyboardInterrupt:  # a SIGINT while `signal` itself was loading: stop, no traceback
+    raise SystemExit(130) from None
+
 import contextlib
-import os
-import signal
 import sys
 from types import FrameType
 
