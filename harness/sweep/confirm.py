@@ -122,11 +122,16 @@ def confirm_bench(
     options: ConfirmOptions,
     measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
     rebuild: Callable[[list[Measurement]], BenchResult],
+    announce: Callable[[int], None] | None = None,
 ) -> tuple[BenchResult, list[Measurement]]:
     """Confirm one bench: measure the picks, rebuild a result from those rounds alone (with
-    `rebuild`, the sweep's own result builder), and merge it into the selection's."""
+    `rebuild`, the sweep's own result builder), and merge it into the selection's.
+    ``announce`` hears how many invocations the confirmation adds (the progress total)."""
     pairs = chosen(selection, plan, options, options.incumbents.get(selection.bench, {}))
-    ms = measure(confirm_tasks(plan, pairs, options.rounds))
+    tasks = confirm_tasks(plan, pairs, options.rounds)
+    if announce is not None:
+        announce(len(tasks))
+    ms = measure(tasks)
     as_main = [replace(m, phase="main") for m in ms]
     confirmation = rebuild(as_main)
     merged = merge(selection, confirmation, {c for c, _ in pairs})
