@@ -62,6 +62,7 @@ FIGURES: dict[str, Figure] = {
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
     "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
+    "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"

@@ -30,7 +30,8 @@
 # Needs the v2 driver (cublas:* configurations; benchmarks/cutlass since dataset v2); with an older
 # driver the cublas:* configurations are dropped from the space and the run says so. Brings
 # back under $OUT: the space, shortlist and kernel list, profile.json + store.sqlite,
-# winners_k<K>.md and gemm_kernels_k<K>.hh, batches.json and the build log.
+# winners_k<K>.md and gemm_kernels_k<K>.hh, batches.json and the build log (all but the profile
+# and the store packed in rest.tgz: the device brings back 8 files at most).
 source scripts/device/env.sh
 set +e  # a failed step must not lose what the others brought
 SPACE=${SPACE:-spaces/tune_shapes_llm.json}
@@ -93,5 +94,9 @@ for k in $KS; do
 done
 cp "$SPACE" "${SPACE%.json}.shortlist.csv" "${SPACE%.json}.kernels.txt" "$B/batches.json" \
     "$OUT/" 2>/dev/null
-ls -la "$OUT"
 echo "tune_shapes: $(( $(date +%s) - start )) s"
+# The device brings back at most 8 files: everything but the profile and the store in one tarball.
+(cd "$OUT" && tar -czf /tmp/tune_shapes_rest.tgz --exclude=profile.json --exclude='store.sqlite*' . \
+    && find . -maxdepth 1 -type f ! -name profile.json ! -name 'store.sqlite*' -delete \
+    && mv /tmp/tune_shapes_rest.tgz rest.tgz)
+ls -la "$OUT"
