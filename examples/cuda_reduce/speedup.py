@@ -4,7 +4,8 @@
         [--json OUT]
 
 The library's default is what the space's header names as each constant's fallback
-(`benchspace.harness.variants.default_gain`); both figures come from the same sweep.
+(`benchspace.harness.variants.default_gain`); both figures come from the same rounds: the
+confirmation's where `tune --confirm` ran, else the sweep's (the output says which).
 """
 
 from __future__ import annotations

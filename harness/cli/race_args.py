@@ -72,14 +72,23 @@ def race_options(
     confirm = None
     if args.confirm is not None:
         incumbents: dict[str, dict[int, dict[str, Any]]] = {}
+        baselines: dict[str, dict[str, Any]] = {}
         if space.header is not None:
             from benchspace.generators.header_io import checked_in_incumbents
             from benchspace.generators.incumbent_cases import incumbent_configs
+            from benchspace.harness.variants.default_gain import library_defaults
 
             shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
             incumbents = incumbent_configs(space, shipped)
+            for bench in space.benches:
+                default = library_defaults(space, bench.name)
+                if default:
+                    baselines[bench.name] = default
         repeats = args.repeats or 3
         confirm = ConfirmOptions(
-            k=args.confirm, rounds=args.confirm_rounds or max(repeats, 3), incumbents=incumbents
+            k=args.confirm,
+            rounds=args.confirm_rounds or max(repeats, 3),
+            incumbents=incumbents,
+            baselines=baselines,
         )
     return {"racing": racing, "confirm": confirm}

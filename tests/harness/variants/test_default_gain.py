@@ -61,7 +61,8 @@ def test_speedup_per_case_and_geomean_skip_a_case_without_the_default() -> None:
     )
     assert lines[1].endswith("default 10, best 8 (BLOCK_SIZE=512 ITEMS_PER_THREAD=8): 1.250x")
     assert "default not measured" in lines[3]
-    assert lines[-1] == "  geometric mean speed-up over 2 cases: 1.581x"
+    assert lines[-2] == "  geometric mean speed-up over 2 cases: 1.581x"
+    assert lines[-1].startswith("  figures from the sweep's rounds, which chose the winner, for 2")
     data = gains_data("cuda_reduce", "t", gains)
     assert data["geomean_speedup"] == geomean_speedup(gains)
 
@@ -74,3 +75,17 @@ def test_a_max_metric_divides_the_other_way_and_no_default_means_no_figure() -> 
     assert geomean_speedup(none) is None
     assert "(no header fallbacks)" in gain_lines("b", "t", none)[0]
     assert gain_lines("b", "t", []) == ["b: no case has a measured best"]
+
+
+def test_figures_say_they_come_from_the_confirmation_when_both_rows_were_retimed() -> None:
+    from dataclasses import replace
+
+    result = _result()
+    rows = tuple(replace(r, confirmed=True) for r in result.measurements)
+    best = (rows[1], rows[3], rows[5])
+    confirmed = replace(result, measurements=rows, per_case_best=best)
+    gains = case_gains(confirmed, {"BLOCK_SIZE": 256, "ITEMS_PER_THREAD": 4})
+    assert [g.confirmed for g in gains] == [True, True, False]  # case 2's default failed
+    lines = gain_lines("cuda_reduce", "t", gains)
+    assert lines[-1] == "  figures from the confirmation rounds (default and winner re-timed fresh)"
+    assert gains_data("cuda_reduce", "t", gains)["cases"][0]["confirmed"] is True  # type: ignore[index]
