@@ -249,6 +249,7 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
             repeats=options.repeats,
             timeout_s=options.timeout_s,
             topk=options.topk,
+            confirm=options.confirm,
         )
         sweep.progress.note(
             f"{bench.name}: {variants.built} variants built, {variants.reused} reused"
