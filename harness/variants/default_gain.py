@@ -85,6 +85,32 @@ def case_gains(result: BenchResult, defaults: Mapping[str, Value]) -> list[CaseG
     return gains
 
 
+def held_out_gains(
+    chooser: BenchResult, timer: BenchResult, defaults: Mapping[str, Value]
+) -> list[CaseGain]:
+    """Per case: the winner ``chooser`` picked and the default, both as ``timer`` (another,
+    independent run of the same space) measured them: a speed-up from rounds that did not
+    choose the winner. Cases are matched by their fixed values."""
+    gains = []
+    for pick in sorted(chooser.per_case_best, key=lambda r: r.case_index):
+        here = [r for r in timer.rows if dict(r.fixed) == dict(pick.fixed)]
+        mine = [r for r in here if r.params == pick.params]
+        default = [r for r in here if defaults and _matches(r, defaults)]
+        gains.append(
+            CaseGain(
+                case_index=pick.case_index,
+                fixed=pick.fixed,
+                default=dict(defaults),
+                default_median=default[0].median if default else None,
+                best=pick.params,
+                best_median=mine[0].median if mine else None,
+                direction=chooser.direction,
+                confirmed=bool(mine and default),
+            )
+        )
+    return gains
+
+
 def geomean_speedup(gains: Sequence[CaseGain]) -> float | None:
     """The geometric mean of the cases' speed-ups (None when no case has one)."""
     ups = [g.speedup for g in gains if g.speedup is not None]
@@ -98,8 +124,11 @@ def _label(values: Mapping[str, ParamValue]) -> str:
     return " ".join(words) or "(none)"
 
 
-def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
-    """A plain table: one line per case, then the geometric mean."""
+def gain_lines(
+    bench: str, metric: str, gains: Sequence[CaseGain], timed_in: str | None = None
+) -> list[str]:
+    """A plain table: one line per case, then the geometric mean and whose rounds the figures
+    come from (``timed_in``: the other run that timed them, see :func:`held_out_gains`)."""
     if not gains:
         return [f"{bench}: no case has a measured best"]
     default = _label(gains[0].default) if gains[0].default else "(no header fallbacks)"
@@ -118,7 +147,9 @@ def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
     lines.append(f"  geometric mean speed-up over {counted} cases: {shown}")
     timed = [g for g in gains if g.speedup is not None]
     confirmed = sum(g.confirmed for g in timed)
-    if timed and confirmed == len(timed):
+    if timed_in is not None:
+        lines.append(f"  figures from the rounds of {timed_in}, which did not choose these winners")
+    elif timed and confirmed == len(timed):
         lines.append("  figures from the confirmation rounds (default and winner re-timed fresh)")
     else:
         lines.append(
