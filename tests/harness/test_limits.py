@@ -75,11 +75,15 @@ def test_too_few_file_descriptors_end_in_one_line(
     def low() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
     proc = subprocess.run(
-        [sys.executable, "-m", "benchspace", *_tune(tmp_path, fake_build)], env=_env(),
-        cwd=tmp_path, capture_output=True, text=True, timeout=120, preexec_fn=low,
+        [sys.executable, "-m", "benchspace", *_tune(tmp_path, fake_build)],
+        env={**_env(), "BENCHSPACE_TMPDIR": str(scratch)}, cwd=tmp_path, capture_output=True,
+        text=True, timeout=120, preexec_fn=low,
     )  # fmt: skip
     assert "Traceback" not in proc.stderr and proc.stderr.count("\n") == 1, proc.stderr
+    assert list(scratch.iterdir()) == []  # no scratch directory outlives the command
     if proc.returncode == EXIT_RESOURCES:  # the command itself ran out
         assert proc.stderr.startswith("error: Too many open files: at most "), proc.stderr
         assert "ulimit -n" in proc.stderr
