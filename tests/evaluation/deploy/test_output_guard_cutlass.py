@@ -154,3 +154,13 @@ def test_build_dir_holding_its_kernel_list_as_an_output_is_refused(
     argv = ["cutlass", "build", "--kernels", str(kernels), "--build-dir", str(tmp_path)]
     message = f"--build-dir {kernels}: is the kernel list ({kernels}); {FIX}"
     _refused_all(argv, tmp_path, message, capsys)
+
+
+def test_export_out_holding_an_input_where_it_writes_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    info = tmp_path / "provenance.json"  # the dataset's provenance, given as the device info
+    info.write_text('{"gpu": "H200"}\n')
+    argv = ["cutlass", "export", "--store", str(tmp_path / "s.sqlite"), "--index",
+            str(tmp_path / "batches.json"), "--device-info", str(info), "--out", str(tmp_path)]  # fmt: skip
+    _refused_all(argv, tmp_path, f"--out {info}: is the device info ({info}); {FIX}", capsys)
