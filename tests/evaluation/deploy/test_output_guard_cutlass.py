@@ -162,5 +162,6 @@ def test_export_out_holding_an_input_where_it_writes_is_refused(
     info = tmp_path / "provenance.json"  # the dataset's provenance, given as the device info
     info.write_text('{"gpu": "H200"}\n')
     argv = ["cutlass", "export", "--store", str(tmp_path / "s.sqlite"), "--index",
-            str(tmp_path / "batches.json"), "--device-info", str(info), "--out", str(tmp_path)]  # fmt: skip
+            str(tmp_path / "batches.json"), "--device-info", str(info), "--out",
+            str(tmp_path)]  # fmt: skip
     _refused_all(argv, tmp_path, f"--out {info}: is the device info ({info}); {FIX}", capsys)
