@@ -119,6 +119,9 @@ def limit_rows(base: Path) -> list[list[str]]:
         proc = lab.run([sys.executable, "-m", "benchspace", *argv], limit=_address_space)
         rows.append(_row(f"{argv[0]} under ulimit -v 200000", f"first tune exit {first.returncode}",
                          proc, proc.stderr, lab))  # fmt: skip
+    proc = lab.run(lab.tune("--quiet", "--rerun", "--repeats", "3"), limit=_address_space)
+    rows.append(_row("tune --repeats 3 under ulimit -v 200000", "the sweep's t tests, no SciPy",
+                     proc, proc.stderr, lab))  # fmt: skip
     for n in (8, 10, 12):
         lab = Lab(base / f"nofile-{n}")
         proc = lab.run(lab.tune("--quiet"), limit=_nofile(n))
