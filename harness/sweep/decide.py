@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from benchspace.harness.abtest import student_t
 from benchspace.harness.abtest.stats import look_schedule
-from benchspace.harness.sweep import student_t
 
 Decided = Literal["separated", "tie", "cap"]
 DECISIONS: tuple[Decided, ...] = ("separated", "tie", "cap")

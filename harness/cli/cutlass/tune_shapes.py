@@ -104,14 +104,8 @@ def _outputs(space: Path) -> tuple[Path, Path]:
     return Path(f"{stem}.kernels.txt"), Path(f"{stem}.shortlist.csv")
 
 
-def run(args: argparse.Namespace) -> int:
-    """Write the space, the kernel list and the shortlist; print the report if asked."""
-    if not args.shapes and not args.shape and not args.report and not args.measured:
-        raise UsageError(
-            "tune-shapes needs SHAPES files, --shape MxNxK, --report DATASET or --measured DATASET"
-        )
-    if args.measured and args.shortlist is None:
-        raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
+def _guard(args: argparse.Namespace) -> None:
+    """Every file the command will write, through the one output guard, before the work."""
     if args.measured and args.measured_out is not None:
         for name in ("per_shape.csv", "k_curve.png"):
             guard_output(args.measured_out / name, option="--measured-out",
@@ -121,6 +115,19 @@ def run(args: argparse.Namespace) -> int:
         for path, option in ((args.out, "--out"), (kernels_out, "--out's kernel list"),
                              (shortlist_out, "--out's shortlist")):  # fmt: skip
             guard_output(path, option=option, inputs=_inputs(args))
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the space, the kernel list and the shortlist; print the report if asked."""
+    if not args.shapes and not args.shape and not args.report and not args.measured:
+        raise UsageError(
+            "tune-shapes needs SHAPES files, --shape MxNxK, --report DATASET or --measured DATASET"
+        )
+    if args.measured and args.shortlist is None:
+        raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
+    _guard(args)
+    if args.shapes or args.shape:
+        kernels_out, shortlist_out = _outputs(args.out)
         shapes = read_user_shapes(args.shapes, args.shape)
         selector = load_selector(args.model)
         short = shortlist(selector, shapes, args.topk, args.layout)

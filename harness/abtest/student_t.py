@@ -5,7 +5,7 @@ would give them, but importing it maps its own OpenBLAS, which under a small add
 limit (``ulimit -v 200000``) loops for ever on a buffer it cannot allocate; ``tune`` must run
 there. The tails are the regularized incomplete beta function, evaluated by its continued
 fraction (modified Lentz): within 1e-9 of scipy.stats.t (relative) up to 10^5 degrees of
-freedom, a sweep's being its rounds, and 1e-6 at 10^8 (tests/harness/sweep/test_student_t.py).
+freedom, a sweep's being its rounds, and 1e-6 at 10^8 (tests/harness/abtest/test_student_t.py).
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from scipy import stats
 
-from benchspace.harness.sweep import student_t
+from benchspace.harness.abtest import student_t
 
 ROOT = Path(__file__).resolve().parents[3]
 
