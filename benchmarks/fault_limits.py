@@ -30,7 +30,8 @@ class Lab:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.shm = set(Path("/dev/shm").glob("benchspace-*"))
+        self.scratch = root / "scratch"  # the row's own: other sweeps on the machine stay apart
+        self.scratch.mkdir(parents=True)
         (root / "build" / "benchmarks").mkdir(parents=True)
         for name in ("one", "two", "three"):
             exe = root / "build" / "benchmarks" / f"{name}_benchmark"
@@ -45,7 +46,8 @@ class Lab:
 
     def env(self, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
-        return {**env, "PYTHONPATH": str(ROOT), "FAKE_LOG": str(self.root / "log"), **extra}
+        return {**env, "PYTHONPATH": str(ROOT), "FAKE_LOG": str(self.root / "log"),
+                "BENCHSPACE_TMPDIR": str(self.scratch), **extra}  # fmt: skip
 
     def tune(self, *extra: str) -> list[str]:
         root = self.root
@@ -63,7 +65,7 @@ class Lab:
         stray = [p.name for p in self.root.rglob("*")  # the store's own lock file stays
                  if (p.name.endswith(".lock") and not p.name.endswith(".sqlite.lock"))
                  or (p.name.startswith(".") and not p.name.startswith(".git"))]  # fmt: skip
-        scratch = set(Path("/dev/shm").glob("benchspace-*")) - self.shm  # made since the row began
+        scratch = list(self.scratch.iterdir())
         parts = [f"{len(stray)} stray files"] if stray else []
         return ", ".join(parts + ([f"{len(scratch)} scratch dirs"] if scratch else [])) or "none"
 
@@ -117,6 +119,9 @@ def limit_rows(base: Path) -> list[list[str]]:
         proc = lab.run([sys.executable, "-m", "benchspace", *argv], limit=_address_space)
         rows.append(_row(f"{argv[0]} under ulimit -v 200000", f"first tune exit {first.returncode}",
                          proc, proc.stderr, lab))  # fmt: skip
+    proc = lab.run(lab.tune("--quiet", "--rerun", "--repeats", "3"), limit=_address_space)
+    rows.append(_row("tune --repeats 3 under ulimit -v 200000", "the sweep's t tests, no SciPy",
+                     proc, proc.stderr, lab))  # fmt: skip
     for n in (8, 10, 12):
         lab = Lab(base / f"nofile-{n}")
         proc = lab.run(lab.tune("--quiet"), limit=_nofile(n))

@@ -70,8 +70,14 @@ class Lab:
     def store(self) -> Path:
         return self.root / "profile.store.sqlite"
 
+    @property
+    def scratch(self) -> Path:
+        """The sweep's scratch root (BENCHSPACE_TMPDIR): other sweeps on the machine apart."""
+        return self.root / "scratch"
+
     def setup(self) -> None:
         self.exe.parent.mkdir(parents=True)
+        self.scratch.mkdir()
         self.exe.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{FAKE}" "$@"\n')
         self.exe.chmod(0o755)
         bench = {
@@ -93,7 +99,8 @@ class Lab:
     def env(self, fault: str | None, **extra: str) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("FAKE_")}
         env.update(FAKE_EXE=str(self.exe), FAKE_PIDS=str(self.root / "pids"),
-                   FAKE_LOG=str(self.root / "log"), PYTHONPATH=str(ROOT), **extra)  # fmt: skip
+                   FAKE_LOG=str(self.root / "log"), PYTHONPATH=str(ROOT),
+                   BENCHSPACE_TMPDIR=str(self.scratch), **extra)  # fmt: skip
         if fault:
             env[f"FAKE_{fault.upper()}_AT"] = "16"
         return env
@@ -122,7 +129,7 @@ class Lab:
         log = self.root / "log"
         return len(log.read_text().splitlines()) if log.exists() else 0
 
-    def leftovers(self, tune_pid: int) -> str:
+    def leftovers(self) -> str:
         """Processes the fakes started that are still alive, and scratch directories left."""
         alive = []
         pids = self.root / "pids"
@@ -135,7 +142,7 @@ class Lab:
             if state != "Z":
                 alive.append(line)
                 os.kill(int(line), signal.SIGKILL)
-        scratch = [p for p in Path("/dev/shm").glob(f"benchspace-{tune_pid}-*")]
+        scratch = list(self.scratch.iterdir())
         parts = [f"{len(alive)} processes"] if alive else []
         parts += [f"{len(scratch)} scratch dirs"] if scratch else []
         return ", ".join(parts) or "none"
@@ -184,7 +191,7 @@ def fault_row(name: str, fault: str, jobs: int, base: Path) -> list[str]:
         if fault == "replace":
             status += f"; warning {'printed' if warned else 'MISSING'}"
         completed = _completed(lab, first)
-        leftovers = lab.leftovers(first.pid)
+        leftovers = lab.leftovers()
         while Path(str(lab.exe) + ".away").exists():
             time.sleep(0.05)  # the rebuild is over: the executable is back
         before = lab.runs()
@@ -234,7 +241,7 @@ def signal_row(name: str, signum: int, fault: str, jobs: int, base: Path) -> lis
     except subprocess.TimeoutExpired:
         proc.kill()
         _, err = proc.communicate()
-    leftovers = lab.leftovers(proc.pid)
+    leftovers = lab.leftovers()
     last = err.strip().splitlines()[-1] if err.strip() else ""
     kept = len(lab.rows())
     before = lab.runs()
@@ -260,7 +267,8 @@ def store_rows(base: Path) -> list[list[str]]:
     rows = [[
         "two sweeps, one store", "serial", f"{len(lab.rows())} rows (4 configurations)",
         "yes", f"second waited: {'yes' if waited else 'no'}, then ran {lab.runs() - 4}",
-        str(second.returncode), "YES" if "Traceback" in second.stderr else "no", "none",
+        str(second.returncode), "YES" if "Traceback" in second.stderr else "no",
+        lab.leftovers(),
     ]]  # fmt: skip
     foreign = base / "foreign.sqlite"
     db = sqlite3.connect(foreign)
@@ -274,7 +282,8 @@ def store_rows(base: Path) -> list[list[str]]:
     said = run.stderr.strip().splitlines()[-1][:90] if run.stderr.strip() else ""
     rows.append([
         "foreign SQLite --store", "serial", f"refused, file {'unchanged' if same else 'CHANGED'}",
-        "n/a", said, str(run.returncode), "YES" if "Traceback" in run.stderr else "no", "none",
+        "n/a", said, str(run.returncode), "YES" if "Traceback" in run.stderr else "no",
+        lab.leftovers(),
     ])  # fmt: skip
     return rows
 
@@ -331,7 +340,7 @@ def input_rows(base: Path) -> list[list[str]]:
         rows.append([
             name, "serial", f"first exit {first.returncode}, then ran {lab.runs() - before}",
             shown, said, str(run.returncode), "YES" if "Traceback" in run.stderr else "no",
-            lab.leftovers(0),
+            lab.leftovers(),
         ])  # fmt: skip
     return rows
 

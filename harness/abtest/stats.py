@@ -13,11 +13,10 @@ the rank test is exact there. The reported interval is the plain 95 % one.
 from __future__ import annotations
 
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
-
-import numpy as np
 
 from benchspace.harness.errors import BenchspaceError
 
@@ -91,6 +90,8 @@ def coefficient_of_variation(samples: Sequence[float]) -> float:
     """stdev / mean (0 for fewer than two samples)."""
     if len(samples) < 2:
         return 0.0
+    import numpy as np  # imported here: the sweep's path needs no numpy (ulimit -v)
+
     values = np.asarray(samples, dtype=float)
     mean = float(values.mean())
     return float(values.std(ddof=1)) / abs(mean) if mean else math.inf
@@ -109,6 +110,8 @@ def ratio_intervals(
     Pairs are resampled together (the same indices for A and B) because the two runs of a
     pair share the machine's state at that moment; drift then cancels in the ratio.
     """
+    import numpy as np
+
     xa = np.asarray(a, dtype=float)
     xb = np.asarray(b, dtype=float)
     if len(xa) != len(xb) or len(xa) < 1:
@@ -182,8 +185,8 @@ def compare(
     (ci_low, ci_high), (d_low, d_high) = ratio_intervals(
         a, b, (CONFIDENCE, decision_confidence), seed=seed, resamples=resamples
     )
-    median_a = float(np.median(a))
-    median_b = float(np.median(b))
+    median_a = float(statistics.median(a))
+    median_b = float(statistics.median(b))
     p_value = mann_whitney_p(a, b)
     significant = len(a) >= min_pairs and p_value < 1.0 - decision_confidence
     side = outside_margin(d_low, d_high, margin_pct) if significant else 0

@@ -101,11 +101,14 @@ class Invocation:
     @cached_property
     def cache_key(self) -> str:
         """sha256 of what decides the measured value: executable hash, argv, env overrides,
-        the case's fixed values (typed), the reader and its settings (metric, row, pattern),
-        and the repeat index. The host is checked apart (``Sweep``), the timeout too (a
-        cached timeout is run again under a longer one)."""
+        the case's fixed values (typed), the reader and its settings (metric, row, pattern,
+        the stream read where not stdout: stores made before it was keyed stay valid), and
+        the repeat index. The host is checked apart (``Sweep``), the timeout too (a cached
+        timeout is run again under a longer one)."""
         fixed = sorted((k, type(v).__name__, v) for k, v in self.fixed.items())
-        reading = [self.reader, self.metric, self.row, self.pattern]
+        reading: list[str | None] = [self.reader, self.metric, self.row, self.pattern]
+        if self.stream != "stdout":
+            reading.append(self.stream)
         payload = json.dumps(
             [self.exe_sha256, list(self.argv), sorted(self.env.items()), self.repeat, fixed,
              reading],

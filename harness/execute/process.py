@@ -114,6 +114,23 @@ def _devnull() -> int:
     return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
 
 
+def _output_files(scratch: str, out_path: str) -> tuple[int, int]:
+    """The stdout and stderr files of one invocation; when one cannot be opened (no file
+    descriptor left: ``ulimit -n``) the other is closed and the scratch directory removed
+    before the error goes on, so nothing of the invocation outlives it."""
+    fds: list[int] = []
+    try:
+        for name in ("stdout", "stderr"):
+            fds.append(output_file(scratch, name))
+    except BaseException:
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        remove_scratch_dir(scratch, out_path)
+        raise
+    return fds[0], fds[1]
+
+
 _kill_group = reaper.kill_group
 
 
@@ -146,7 +163,7 @@ class Process:
             return
         self._scratch = make_scratch_dir()
         self._out_path = os.path.join(self._scratch, OUTPUT_FILES.get(inv.reader, "out.txt"))
-        self._fds = (output_file(self._scratch, "stdout"), output_file(self._scratch, "stderr"))
+        self._fds = _output_files(self._scratch, self._out_path)
         self._argv = [str(inv.exe_path)]
         self._argv += [
             a.replace(OUT_PLACEHOLDER, self._out_path).replace(BUILD_PLACEHOLDER, inv.build_dir)

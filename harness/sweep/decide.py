@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from benchspace.harness.abtest import student_t
 from benchspace.harness.abtest.stats import look_schedule
 
 Decided = Literal["separated", "tie", "cap"]
@@ -207,18 +208,14 @@ def _t(fit_: Fit, challenger: int, leader: int, shift: float) -> tuple[float, fl
 def slower_p(fit_: Fit, challenger: int, leader: int, shift: float = 0.0) -> float:
     """One-sided p-value that the challenger is worse than the leader by more than `shift`
     (a log ratio; 0: worse at all)."""
-    from scipy.stats import t as student_t  # imported here: scipy is slow to import
-
-    return float(student_t.sf(*_t(fit_, challenger, leader, shift)))
+    return student_t.sf(*_t(fit_, challenger, leader, shift))
 
 
 def equivalent_p(fit_: Fit, challenger: int, leader: int, margin: float) -> float:
     """Two one-sided tests (TOST): the p-value that the two differ by less than `margin` (a
     log ratio) either way; the larger of the two one-sided p-values."""
-    from scipy.stats import t as student_t
-
-    above = float(student_t.cdf(*_t(fit_, challenger, leader, margin)))
-    below = float(student_t.sf(*_t(fit_, challenger, leader, -margin)))
+    above = student_t.cdf(*_t(fit_, challenger, leader, margin))
+    below = student_t.sf(*_t(fit_, challenger, leader, -margin))
     return max(above, below)
 
 

@@ -6,10 +6,11 @@ import argparse
 import time
 from pathlib import Path
 
-from benchspace.evaluation.cutlass.batch_index import BuildResult, load_index
+from benchspace.evaluation.cutlass.batch_index import INDEX_NAME, BuildResult, load_index
 from benchspace.evaluation.cutlass.batches import pending_names, plan_batches, read_kernel_list
 from benchspace.evaluation.cutlass.build import build_batches, build_driver, merge_build_dir
 from benchspace.evaluation.cutlass.build_format import render_plan, render_progress
+from benchspace.harness.files import guard_output
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -41,6 +42,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Build the driver and the pending batches, one progress line per batch; 1 on failures."""
+    guard_output(args.build_dir / INDEX_NAME, option="--build-dir",
+                 inputs=[(args.kernels, "the kernel list")])  # fmt: skip
     names = read_kernel_list(args.kernels)  # the input first: nothing is built for a bad one
     for other in args.merge:
         print(f"merged {merge_build_dir(args.build_dir, other)} batches from {other}", flush=True)

@@ -18,7 +18,7 @@ from benchspace.evaluation.cutlass.dataset_export import (
 )
 from benchspace.evaluation.cutlass.nvcc import cutlass_version
 from benchspace.harness.errors import BenchspaceError
-from benchspace.harness.files import check_output, read_object, read_text
+from benchspace.harness.files import guard_output, read_object, read_text
 from benchspace.harness.provenance import git_state
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.store import Store
@@ -58,7 +58,10 @@ def _csv(path: Path) -> pd.DataFrame:
 
 def run(args: argparse.Namespace) -> int:
     """Build the tables and write them; previous runs' provenance entries are kept."""
-    check_output(args.out / "provenance.json", option="--out")
+    inputs = [(args.space, "the space"), (args.store, "the store"), (args.index, "the index"),
+              (args.cublas, "the cuBLAS CSV"), (args.device_info, "the device info")]  # fmt: skip
+    for name in ("measurements.csv.gz", "kernels.csv.gz", "cublas.csv.gz", "provenance.json"):
+        guard_output(args.out / name, option="--out", inputs=inputs)
     space = load_space(args.space)
     if not args.store.exists():
         raise BenchspaceError(f"{args.store}: no such store")

@@ -13,7 +13,7 @@ from benchspace.evaluation.cutlass.kernel_set import (
     render_kernel_list,
     widened_layout_kernel_set,
 )
-from benchspace.harness.files import check_output
+from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_text_atomic
 
 
@@ -35,7 +35,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Write the kernel set for one layout (C = void) to a list file."""
-    check_output(args.out, option="--out")
+    guard_output(args.out, option="--out", inputs=[(args.widen, "the --widen list")])
     widen = ""
     if args.widen is not None:
         previous = read_kernel_list(args.widen)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import FileError, read_text
+from benchspace.harness.files import FileError, guard_output, read_text
 
 DEFAULT_HEADER = "include/benchspace/gemm_kernels.hh"
 
@@ -97,6 +97,8 @@ def run(args: argparse.Namespace) -> int:
         cublaslt_root=default_cublaslt_root() if args.cublaslt_root is None else args.cublaslt_root,
         per_tu=args.per_tu,
     )
+    for rel in project.files:  # the header read may sit where the project writes
+        guard_output(args.out / rel, option="--out", inputs=[(args.header, "the header")])
     _check_out(args.out)
     written = write_library(project, args.out)
     print(

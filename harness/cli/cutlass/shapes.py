@@ -16,7 +16,7 @@ from benchspace.evaluation.cutlass.shape_file import load_shape_sets, write_shap
 from benchspace.evaluation.cutlass.shapes import MAX_VOLUME
 from benchspace.evaluation.cutlass.shapes_format import render_shape_sets
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import check_output
+from benchspace.harness.files import guard_output
 
 LAYERS_ALIAS = "shapes-v2"
 """The action name that means ``shapes --layers``."""
@@ -75,7 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--train {train} / --eval {args.eval}: counts must not be negative")
     if args.previous and not layers:
         raise UsageError("--previous leaves earlier shapes out of --layers sets; add --layers")
-    check_output(args.out, option="--out")
+    guard_output(
+        args.out, option="--out", inputs=[(p, "a --previous shape-set file") for p in args.previous]
+    )
     hw = load_hardware(args.gpu)
     if layers:
         sets = build_layer_sets(hw, [load_shape_sets(p) for p in args.previous], train, seed)

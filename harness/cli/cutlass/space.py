@@ -12,7 +12,7 @@ from benchspace.evaluation.cutlass.shape_file import SHIPPED as SHIPPED_SHAPES
 from benchspace.evaluation.cutlass.shape_file import parse_shape_sets
 from benchspace.evaluation.cutlass.space import build_space
 from benchspace.harness.errors import BenchspaceError, UsageError
-from benchspace.harness.files import check_output, read_json
+from benchspace.harness.files import guard_output, read_json
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -45,8 +45,10 @@ def run(args: argparse.Namespace) -> int:
     """Write the kernel list and the space; print what they hold."""
     if not (0.0 <= args.alpha <= 1.0) or args.budget < 1:
         raise UsageError(f"--alpha {args.alpha} must be in [0, 1] and --budget at least 1")
-    check_output(args.out, option="--out")
-    check_output(args.kernels_out, option="--kernels-out")
+    inputs = [(args.shapes, "the shape-set file"), (args.build_dir / "batches.json", "the index")]
+    listed = (args.kernels_out, "the --kernels-out list")
+    guard_output(args.out, option="--out", inputs=[*inputs, listed])
+    guard_output(args.kernels_out, option="--kernels-out", inputs=inputs)
     shapes = read_json(args.shapes, kind="shape-set file")
     parse_shape_sets(shapes, str(args.shapes))  # a malformed file is refused here, not later
     index = load_index(args.build_dir)

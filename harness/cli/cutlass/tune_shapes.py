@@ -14,7 +14,7 @@ from benchspace.evaluation.deploy.shortlist import (
 from benchspace.evaluation.deploy.user_shapes import read_user_shapes
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.harness.errors import UsageError
-from benchspace.harness.files import check_output, guard_output
+from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 
@@ -104,6 +104,19 @@ def _outputs(space: Path) -> tuple[Path, Path]:
     return Path(f"{stem}.kernels.txt"), Path(f"{stem}.shortlist.csv")
 
 
+def _guard(args: argparse.Namespace) -> None:
+    """Every file the command will write, through the one output guard, before the work."""
+    if args.measured and args.measured_out is not None:
+        for name in ("per_shape.csv", "k_curve.png"):
+            guard_output(args.measured_out / name, option="--measured-out",
+                         inputs=[(args.shortlist, "the shortlist")])  # fmt: skip
+    if args.shapes or args.shape:
+        kernels_out, shortlist_out = _outputs(args.out)
+        for path, option in ((args.out, "--out"), (kernels_out, "--out's kernel list"),
+                             (shortlist_out, "--out's shortlist")):  # fmt: skip
+            guard_output(path, option=option, inputs=_inputs(args))
+
+
 def run(args: argparse.Namespace) -> int:
     """Write the space, the kernel list and the shortlist; print the report if asked."""
     if not args.shapes and not args.shape and not args.report and not args.measured:
@@ -112,12 +125,12 @@ def run(args: argparse.Namespace) -> int:
         )
     if args.measured and args.shortlist is None:
         raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
+    _guard(args)
     if args.shapes or args.shape:
-        guard_output(args.out, option="--out", inputs=_inputs(args))
+        kernels_out, shortlist_out = _outputs(args.out)
         shapes = read_user_shapes(args.shapes, args.shape)
         selector = load_selector(args.model)
         short = shortlist(selector, shapes, args.topk, args.layout)
-        kernels_out, shortlist_out = _outputs(args.out)
         kernels = kernels_to_build(short)
         write_text_atomic(
             kernels_out,
@@ -193,8 +206,7 @@ def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> li
     if warning:
         lines.append(warning)
     if args.measured_out is not None:
-        out: Path = args.measured_out
-        check_output(out / "per_shape.csv", option="--measured-out")
+        out: Path = args.measured_out  # guarded in run, before the work
         write_text_atomic(out / "per_shape.csv", curve.per_shape.to_csv(index=False))
         lines.append(f"wrote {out / 'per_shape.csv'}")
         try:

@@ -150,3 +150,23 @@ def test_without_memfd_output_files_are_unnamed(
     assert result.measurement.status == "ok"
     assert result.text.startswith("value 3")  # `ls -A` saw an empty directory
     assert sys.platform != "linux" or os.listdir(tmp_path / "scratch") == []
+
+
+def test_no_descriptor_left_for_an_output_file_leaves_no_scratch_dir(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    opened: list[int] = []
+    real = process.output_file
+
+    def second_fails(scratch: str, name: str) -> int:
+        if opened:
+            raise OSError(24, "Too many open files")  # EMFILE, as under ulimit -n 8
+        opened.append(real(scratch, name))
+        return opened[-1]
+
+    monkeypatch.setattr(process, "output_file", second_fails)
+    with pytest.raises(OSError, match="Too many open files"):
+        Process(_inv(tmp_path, 'echo "value 1"\n'))
+    assert os.listdir(tmp_path / "scratch") == []  # the directory made for it is gone
+    with pytest.raises(OSError):
+        os.fstat(opened[0])  # and the stdout file opened for it is closed

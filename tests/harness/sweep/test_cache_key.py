@@ -106,6 +106,19 @@ def test_changed_row_measures_again(
     assert "2 invocations run, 0 from the store" in out
 
 
+def test_changed_stream_measures_again(
+    fake_build: Path, write_space: Callable[..., Path], capsys: pytest.CaptureFixture[str]
+) -> None:
+    # the value read from stdout is no answer for a space that now reads stderr
+    assert _tune(write_space([_bench([_case(64)], reader="csv")]), fake_build, capsys)[0] == 0
+    space = write_space([_bench([_case(64)], reader="csv", stream="stderr")])
+    _, _, out, err = _tune(space, fake_build, capsys, "--allow-failures")
+    assert "2 invocations run, 0 from the store" in out, err
+    space = write_space([_bench([_case(64)], reader="csv", stream="stdout")], name="again.json")
+    _, _, out, _ = _tune(space, fake_build, capsys)
+    assert "0 invocations run, 2 from the store" in out  # stdout spelt out: the same key
+
+
 def test_raised_timeout_runs_cached_timeouts_again(
     fake_build: Path,
     write_space: Callable[..., Path],
