@@ -72,6 +72,43 @@ FIGURES: dict[str, Figure] = {
     "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
+    "timing-study": Figure("benchspace cutlass summary evaluation/data/h200/timing"),
+    "h200-summary": Figure("benchspace cutlass summary evaluation/data/h200"),
+    "v2-summary": Figure("benchspace cutlass summary evaluation/data/h200/v2"),
+    "v2-evaluate": Figure(
+        "benchspace cutlass evaluate evaluation/data/h200/v2 --no-cv --no-header --repetitions 20",
+        fast=False,
+    ),
+    "header-check": Figure(
+        "benchspace cutlass header --check --dataset evaluation/data/h200/v2 --check-samples 1000",
+        fast=False,
+    ),
+    "tune-shapes-report": Figure("benchspace cutlass tune-shapes --report evaluation/data/h200"),
+    "tune-shapes-report-v2": Figure(
+        "benchspace cutlass tune-shapes --report evaluation/data/h200/v2 --heat-s 0.5 --warmups 2"
+    ),
+    "tune-shapes-measured": Figure(
+        "benchspace cutlass tune-shapes --measured evaluation/data/h200/v2"
+        " --shortlist spaces/tune_shapes_eval.shortlist.csv"
+    ),
+    **{
+        f"llm-header-k{k}": Figure(
+            "benchspace cutlass header --from-profile"
+            " evaluation/data/h200/tune_shapes/llm/profile.json"
+            f" --shortlist spaces/tune_shapes_llm.shortlist.csv --topk {k}"
+            f" --out build/figures/gemm_kernels_k{k}.hh"
+        )
+        for k in (1, 4, 8)
+    },
+    "llm-header": Figure(
+        "benchspace cutlass header --from-profile"
+        " evaluation/data/h200/tune_shapes/llm/profile.json --out build/figures/gemm_kernels.hh"
+    ),
+    "demo-confirm": Figure(
+        "python scripts/confirm_summary.py include/benchspace_demo/confirm.json"
+    ),
+    "v2-correlation": Figure("benchspace cutlass correlation evaluation/data/h200/v2 --limit 30"),
+    "race-synthetic": Figure("python benchmarks/race.py --skip-demo", fast=False),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"
@@ -85,10 +122,16 @@ STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
 # (<, >, ≤, ≥, ±, <=, >=) is a goal, target or threshold.
 FIGURE = re.compile(
     r"(?<![\w.\-/:=])(?P<num>\d+(?:\.\d+)?)"
-    r"(?:(?P<unit>\s?%|\s?×|x(?![\w])|\s?(?:ms|µs|us|ns|s|min|MB|GB|kB|KB)(?![\w/]))"
+    r"(?:(?P<unit>\s?%|\s?×|x(?![\w])"
+    r"|\s?(?:ms|µs|us|ns|s|min|h|MB|GB|kB|KB|seconds?|minutes?|hours?)(?![\w/]))"
     r"|(?P<count> of \d+)(?![\w.,])|(?P<arrow> → \d+(?:\.\d+)?))"
 )
 THRESHOLD = re.compile(r"(?:[<>≤≥±]=?|<=|>=)\s*$")
+# Inputs written with a unit, not measured: (the figure, the words around it) as they stand.
+INPUTS: tuple[tuple[str, str], ...] = (
+    ("50 ms", "benchmarks of 50 ms"),
+    ("5 s", "(5 s timeout)"),
+)
 
 
 def figures_in(text: str) -> list[tuple[int, str]]:
@@ -96,7 +139,9 @@ def figures_in(text: str) -> list[tuple[int, str]]:
     out: list[tuple[int, str]] = []
     for number, line in enumerate(text.splitlines(), 1):
         for m in FIGURE.finditer(line):
-            if not THRESHOLD.search(line[: m.start()]):
+            if THRESHOLD.search(line[: m.start()]):
+                continue
+            if not any(m[0] == figure and words in line for figure, words in INPUTS):
                 out.append((number, m[0]))
     return out
 
