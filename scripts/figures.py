@@ -196,7 +196,7 @@ def run(figure: Figure) -> str:
     )
     if proc.returncode != 0:
         raise SystemExit(f"figures: `{figure.command}` failed ({proc.returncode}):\n{proc.stderr}")
-    text = (proc.stdout + proc.stderr).rstrip("\n")
+    text = proc.stdout.rstrip("\n")  # stderr is progress and notes, not the figure
     if not figure.fast:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
