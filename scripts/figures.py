@@ -11,7 +11,8 @@ In README.md, evaluation/README.md and docs/*.md a block reads
     ```
     <!-- /figures -->
 
-and NAME is a key of FIGURES below (its command, and whether it is fast). ::
+and NAME is a key of FIGURES below (its command, and whether it is fast). Outside the blocks a
+document carries no measured figure of its own (see ``stray_figures``): it quotes a block. ::
 
     python scripts/figures.py --write           # re-run the fast blocks' commands, rewrite them
     python scripts/figures.py --write --slow    # the slow ones too (minutes: studies, installs)
@@ -39,7 +40,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DOCS = ("README.md", "evaluation/README.md", "docs/*.md")
+DOCS = (
+    "README.md",
+    "evaluation/README.md",
+    "evaluation/data/README.md",
+    "docs/*.md",
+    "examples/*/README.md",
+    "benchmarks/*/README.md",
+    "packages/*/README.md",
+)
 BLOCK = re.compile(
     r"(?P<open><!-- figures: (?P<name>[\w.-]+) -->\n)(?P<body>.*?)(?P<close><!-- /figures -->)",
     re.S,
@@ -68,12 +77,94 @@ FIGURES: dict[str, Figure] = {
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json --timed-in evaluation/data/h200/reduce/run_b/profile.json"
     ),
+    "timing-study": Figure("benchspace cutlass summary evaluation/data/h200/timing"),
+    "h200-summary": Figure("benchspace cutlass summary evaluation/data/h200"),
+    "v2-summary": Figure("benchspace cutlass summary evaluation/data/h200/v2"),
+    "v2-evaluate": Figure(
+        "benchspace cutlass evaluate evaluation/data/h200/v2 --no-cv --no-header --repetitions 20",
+        fast=False,
+    ),
+    "header-check": Figure(
+        "benchspace cutlass header --check --dataset evaluation/data/h200/v2 --check-samples 1000",
+        fast=False,
+    ),
+    "tune-shapes-report": Figure("benchspace cutlass tune-shapes --report evaluation/data/h200"),
+    "tune-shapes-report-v2": Figure(
+        "benchspace cutlass tune-shapes --report evaluation/data/h200/v2 --heat-s 0.5 --warmups 2"
+    ),
+    "tune-shapes-measured": Figure(
+        "benchspace cutlass tune-shapes --measured evaluation/data/h200/v2"
+        " --shortlist spaces/tune_shapes_eval.shortlist.csv"
+    ),
+    "demo-confirm": Figure(
+        "python scripts/confirm_summary.py include/benchspace_demo/confirm.json"
+    ),
+    "v2-correlation": Figure("benchspace cutlass correlation evaluation/data/h200/v2 --limit 30"),
+    "race-synthetic": Figure("python benchmarks/race.py --skip-demo", fast=False),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"
     ),
 }
 STAMP = re.compile(r"^# printed \d{4}-\d{2}-\d{2} at commit \w+$", re.M)
+
+# A measured figure: a number with the unit of a measurement (a percentage, a ratio, a time, a
+# size in decimal units), a count "N of M" or a change "N → M". Sizes in binary units (KiB,
+# MiB, GiB) are inputs and limits, not measurements; a number after a comparison sign
+# (<, >, ≤, ≥, ±, <=, >=) is a goal, target or threshold.
+FIGURE = re.compile(
+    r"(?<![\w.\-/:=])(?P<num>\d+(?:\.\d+)?)"
+    r"(?:(?P<unit>\s?%|\s?×|x(?![\w])"
+    r"|\s?(?:ms|µs|us|ns|s|min|h|MB|GB|kB|KB|seconds?|minutes?|hours?)(?![\w/]))"
+    r"|(?P<count> of \d+)(?![\w.,])|(?P<arrow> → \d+(?:\.\d+)?))"
+)
+THRESHOLD = re.compile(r"(?:[<>≤≥±]=?|<=|>=)\s*$")
+# Inputs written with a unit, not measured: (the figure, the words around it) as they stand.
+INPUTS: tuple[tuple[str, str], ...] = (
+    ("50 ms", "benchmarks of 50 ms"),
+    ("5 s", "(5 s timeout)"),
+)
+
+
+def figures_in(text: str) -> list[tuple[int, str]]:
+    """(line number, figure) of every measured figure in ``text`` (see FIGURE)."""
+    out: list[tuple[int, str]] = []
+    for number, line in enumerate(text.splitlines(), 1):
+        for m in FIGURE.finditer(line):
+            if THRESHOLD.search(line[: m.start()]):
+                continue
+            if not any(m[0] == figure and words in line for figure, words in INPUTS):
+                out.append((number, m[0]))
+    return out
+
+
+def _key(figure: str) -> str:
+    """What a quote must match in a block: the number, with its unit where it is a % or a
+    time (a ratio's × is left out: blocks print ratios bare)."""
+    m = FIGURE.fullmatch(figure)
+    if m is None or m["count"] or m["arrow"]:
+        return re.sub(r"\s", "", figure)
+    unit = (m["unit"] or "").strip()
+    return m["num"] + ("" if unit in ("×", "x") else unit)
+
+
+def block_figures(texts: list[str]) -> set[str]:
+    """The keys of every number the blocks of ``texts`` print (a bare number counts as a
+    ratio)."""
+    keys: set[str] = set()
+    for text in texts:
+        for m in BLOCK.finditer(text):
+            body = m["body"]
+            keys |= {_key(f) for _, f in figures_in(body)}
+            keys |= set(re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.%])", body))
+    return keys
+
+
+def stray_figures(text: str, quoted: set[str]) -> list[tuple[int, str]]:
+    """The measured figures of ``text`` outside its blocks that no block prints (``quoted``:
+    the keys of ``block_figures``): each must move into a block, quote one, or go."""
+    outside = BLOCK.sub(lambda m: "\n" * m[0].count("\n"), text)
+    return [(n, f) for n, f in figures_in(outside) if _key(f) not in quoted]
 
 
 def documents() -> list[Path]:
@@ -97,7 +188,7 @@ def run(figure: Figure) -> str:
     )
     if proc.returncode != 0:
         raise SystemExit(f"figures: `{figure.command}` failed ({proc.returncode}):\n{proc.stderr}")
-    text = (proc.stdout + proc.stderr).rstrip("\n")
+    text = proc.stdout.rstrip("\n")  # stderr is progress and notes, not the figure
     if not figure.fast:
         commit = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
@@ -154,6 +245,15 @@ def main(argv: list[str] | None = None) -> int:
         if not args.check and new != text:
             doc.write_text(new, encoding="utf-8")
             print(f"figures: rewrote {rel}")
+    texts = {doc: doc.read_text(encoding="utf-8") for doc in documents()}
+    quoted = block_figures(list(texts.values()))
+    for doc, text in texts.items():
+        for number, figure in stray_figures(text, quoted):
+            rel = doc.relative_to(ROOT) if doc.is_relative_to(ROOT) else doc
+            problems.append(
+                f"{rel}:{number}: measured figure {figure!r} outside a block and printed by "
+                "none; move it into a block (a FIGURES entry), quote a block, or remove it"
+            )
     missing = sorted(set(FIGURES) - shown)
     if missing and not args.names:
         problems.append(f"figures shown in no document: {', '.join(missing)}")

@@ -61,3 +61,34 @@ def test_a_slow_block_is_not_re_run_but_must_carry_its_stamp(
     text = doc.read_text()
     assert "\n42\n# printed " in text and " at commit " in text
     assert figures.main(["--check"]) == 0  # stamped; not re-run
+
+
+def test_no_document_carries_a_measured_figure_outside_a_block() -> None:
+    figures = _figures()
+    texts = [doc.read_text(encoding="utf-8") for doc in figures.documents()]
+    quoted = figures.block_figures(texts)
+    strays = [
+        f"{doc.relative_to(ROOT)}:{line}: {figure}"
+        for doc, text in zip(figures.documents(), texts, strict=True)
+        for line, figure in figures.stray_figures(text, quoted)
+    ]
+    assert strays == [], "\n".join(strays)
+
+
+def test_what_counts_as_a_measured_figure() -> None:
+    figures = _figures()
+    found = [f for _, f in figures.figures_in(
+        "took 1.5 ms and 12 s (3.2 min), 4.09 % mean, 1.002× or 0.95x, 283 MB, 19 of 64 ahead,\n"
+        "69 → 42 invocations; sizes 4 MiB to 1 GiB, goal ≤ 5 %, mean <= 1.00 %, 1 ± 2%,\n"
+        "--stop rse:0.5% and version 4.2.0, a 256 x 4 tile, 650 kernels, shapes 64x128x64\n"
+    )]  # fmt: skip
+    assert found == [
+        "1.5 ms", "12 s", "3.2 min", "4.09 %", "1.002×", "0.95x", "283 MB", "19 of 64",
+        "69 → 42",
+    ]  # fmt: skip
+    block = "<!-- figures: x -->\n```text\nmean 4.09 %, ratio 1.002, 19 of 64\n```\n"
+    block += "<!-- /figures -->\n"
+    quoted = figures.block_figures([block])
+    text = block + "quoted: 4.09 % and 1.002× and 19 of 64; not printed: 4.1 % and 3 s\n"
+    assert [f for _, f in figures.stray_figures(text, quoted)] == ["4.1 %", "3 s"]
+    assert figures.stray_figures(block, set()) == []  # inside its block a figure is at home

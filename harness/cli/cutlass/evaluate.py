@@ -4,9 +4,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from benchspace.evaluation.selector.hpo import selector_settings
@@ -18,6 +15,7 @@ from benchspace.harness.cli.cutlass.dataset_args import (
     load,
     resolve_params,
 )
+from benchspace.harness.cli.cutlass.progress import progress
 from benchspace.harness.errors import UsageError
 from benchspace.harness.files import check_output
 
@@ -59,7 +57,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def _shipped(args: argparse.Namespace, say: Callable[[str], None] | None) -> int:
+def _shipped(args: argparse.Namespace) -> int:
     from benchspace.evaluation.cutlass.dataset_read import load_dataset
     from benchspace.evaluation.deploy.cublas_evidence import cublas_evidence
     from benchspace.evaluation.deploy.gemm_dispatch import GemmHeaderSpec
@@ -70,6 +68,8 @@ def _shipped(args: argparse.Namespace, say: Callable[[str], None] | None) -> int
     if args.pilot < 1 or args.narrow < 1:
         raise UsageError("--pilot and --narrow must be at least 1")
     dataset = load_dataset(args.dataset)
+    say, done = progress("cutlass evaluate")
+    say(f"{args.dataset}: loaded; judging the selectors")
     train, held_out = cublas_evidence(dataset, "train"), cublas_evidence(dataset, "eval")
     spec = GemmHeaderSpec(pilot=args.pilot, narrow=args.narrow)
     studies = []
@@ -85,22 +85,10 @@ def _shipped(args: argparse.Namespace, say: Callable[[str], None] | None) -> int
         f"{spec.samples}, pilot {spec.pilot}, narrow {spec.narrow}, leaves decided on the "
         f"{len(train.shapes)} training shapes)"
     )
-    if say:
-        print(f"\r{'':<78}\r", end="", file=sys.stderr, flush=True)
+    done()
     print("\n".join(render_rows(rows, title)))
     print(decide(studies)[1])
     return 0
-
-
-def _progress() -> Callable[[str], None]:
-    """A status line on the terminal, with the elapsed time."""
-    start = time.monotonic()
-
-    def show(step: str) -> None:
-        line = f"[{time.monotonic() - start:5.0f} s] {step}"
-        print(f"\r{line:<78}", end="", file=sys.stderr, flush=True)
-
-    return show
 
 
 def run(args: argparse.Namespace) -> int:
@@ -110,11 +98,13 @@ def run(args: argparse.Namespace) -> int:
     if args.repetitions < 1:
         raise UsageError(f"--repetitions {args.repetitions} must be at least 1")
     if args.shipped:
-        return _shipped(args, _progress() if sys.stderr.isatty() else None)
+        return _shipped(args)
     if args.out:
         check_output(Path(args.out) / "report.md", option="--out")
     dataset, hw = load(args)
     params = resolve_params(args.params, dataset)
+    say, done = progress("cutlass evaluate")
+    say(f"{args.dataset}: loaded; the study starts")
     settings, bands = selector_settings(params) if params else ({}, 2)
     options = StudyOptions(
         folds=args.folds,
@@ -125,18 +115,14 @@ def run(args: argparse.Namespace) -> int:
         mlp=not args.no_mlp,
         xgb_params=settings,
     )
-    live = sys.stderr.isatty()
-    say = _progress() if live else None
     result = run_study(dataset, hw, options, say)
     if not args.no_header:
         from benchspace.evaluation.deploy.header_study import header_rows
 
-        if say:
-            say("header vs select: training the deployed model, growing its tree")
+        say("header vs select: training the deployed model, growing its tree")
         rows = header_rows(dataset, hw, seed=args.seed)
         result = dataclasses.replace(result, held_out=(*result.held_out, *rows))
-    if live:
-        print(f"\r{'':<78}\r", end="", file=sys.stderr, flush=True)
+    done()
     print(render_text(result))
     if args.out:
         written = write_report(result, args.out, params or None)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from benchspace.evaluation.deploy.kernel_header import (
 )
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.evaluation.selector.shipped import shipped_line
+from benchspace.harness.cli.cutlass.progress import progress
 from benchspace.harness.errors import UsageError
 from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_text_atomic
@@ -333,10 +335,13 @@ def run(args: argparse.Namespace) -> int:
         guard_output(
             out, option="--out", inputs=[(args.space, "the space"), (args.model, "the selector")]
         )
+    say, done = progress("cutlass header")
+    say(f"loading the selector {args.model or '(shipped)'}")
     selector = load_selector(args.model)
     line = shipped_line(args.model)
     if line:
         print(line)
+    say(f"growing the tree ({spec.samples} shapes, pilot {spec.pilot}, narrow {spec.narrow})")
     dispatch = _grow(args, selector, spec)
     leaves = len(dispatch.tree.leaves)
     if out is not None:
@@ -349,7 +354,8 @@ def run(args: argparse.Namespace) -> int:
             f"override with {spec.env_var}=<kernel name>"
         )
     if args.check:
-        _check(args, selector, dispatch, leaves)
+        _check(args, selector, dispatch, leaves, say)
+    done()
     return 0
 
 
@@ -371,7 +377,9 @@ def _grow(args: argparse.Namespace, selector: Any, spec: GemmHeaderSpec) -> Any:
     return dispatch
 
 
-def _check(args: argparse.Namespace, selector: Any, dispatch: Any, leaves: int) -> None:
+def _check(
+    args: argparse.Namespace, selector: Any, dispatch: Any, leaves: int, say: Callable[[str], None]
+) -> None:
     """--check: the header's regret against select on a fresh sample (and --dataset's)."""
     from benchspace.evaluation.deploy.header_check import check_header
     from benchspace.evaluation.deploy.header_check_format import render_check
@@ -381,8 +389,10 @@ def _check(args: argparse.Namespace, selector: Any, dispatch: Any, leaves: int) 
         from benchspace.evaluation.cutlass.dataset import candidate_table
         from benchspace.evaluation.cutlass.dataset_read import load_dataset
 
+        say(f"check: loading {args.dataset}")
         table = candidate_table(load_dataset(args.dataset))
         exhaustive = table[table["split"] == "eval"]
+    say(f"check: scoring every candidate at {args.check_samples} fresh shapes")
     check = check_header(
         selector, dispatch, args.check_samples, args.check_seed, args.layout, exhaustive
     )

@@ -101,8 +101,14 @@ def test_header_check_command(
 ) -> None:
     args = ["cutlass", "header", "--model", selector.source, "--leaves", "8", "--samples", "200"]
     assert main([*args, "--check", "--check-samples", "100", "--dataset", str(FROZEN)]) == 0
-    out = capsys.readouterr().out
+    got = capsys.readouterr()
+    out = got.out
     assert out.startswith("header vs select on 100 fresh shapes (seed 1, ")
+    # progress: a line per stage on stderr as it starts (stderr is no terminal here)
+    stages = [line.split("] ", 1)[1] for line in got.err.splitlines()]
+    assert all(line.startswith("cutlass header: [") for line in got.err.splitlines())
+    assert [s.split(" ")[0] for s in stages] == ["loading", "growing", "check:", "check:"]
+    assert stages[-1] == "check: scoring every candidate at 100 fresh shapes"
     assert "predicted regret (judged by the selector's own calibrated scores, not measured)" in out
     assert not (tmp_path / "gemm_kernels.hh").exists()
     assert main([*args, "--check-samples", "0"]) == 2

@@ -218,7 +218,15 @@ def test_evaluate_prints_every_selector(tmp_path: Path, capsys: pytest.CaptureFi
         ]
     )
     assert code == 0
-    text = capsys.readouterr().out
+    got = capsys.readouterr()
+    text = got.out
+    # progress: a line per stage on stderr (not a terminal here), none of it on stdout
+    progress = got.err.splitlines()
+    assert len(progress) >= 4 and all(p.startswith("cutlass evaluate: [") for p in progress)
+    assert (
+        progress[0].endswith(f"{FROZEN}: loaded; the study starts")
+        and "cutlass evaluate" not in text
+    )
     for name in (
         "xgboost rank:ndcg",
         "xgboost rank:pairwise",
