@@ -65,19 +65,19 @@ def race_options(
     if not args.race and (args.min_repeats != DEFAULT_MIN_REPEATS):
         raise UsageError("--min-repeats: applies only with --race")
     stop = parse_stop(args.stop) if args.stop else None
+    incumbents: dict[str, dict[int, dict[str, Any]]] = {}
+    if space.header is not None and (args.race or args.confirm is not None):
+        from benchspace.generators.header_io import checked_in_incumbents
+        from benchspace.generators.incumbent_cases import incumbent_configs
+
+        shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
+        incumbents = incumbent_configs(space, shipped)
     racing = None
     if args.race or stop is not None:
         rule = RaceRule(min_repeats=args.min_repeats, margin_pct=args.margin, stop_rse=stop)
-        racing = Racing(rule=rule, drop=bool(args.race))
+        racing = Racing(rule=rule, drop=bool(args.race), incumbents=incumbents)
     confirm = None
     if args.confirm is not None:
-        incumbents: dict[str, dict[int, dict[str, Any]]] = {}
-        if space.header is not None:
-            from benchspace.generators.header_io import checked_in_incumbents
-            from benchspace.generators.incumbent_cases import incumbent_configs
-
-            shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
-            incumbents = incumbent_configs(space, shipped)
         repeats = args.repeats or 3
         confirm = ConfirmOptions(
             k=args.confirm, rounds=args.confirm_rounds or max(repeats, 3), incumbents=incumbents
