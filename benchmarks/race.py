@@ -12,9 +12,9 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
 2. 20 near-ties (means within 0.95 %, a known best, 2 % noise) on 8 cases: ``tune --repeats 3
    --confirm 3 --confirm-rounds 10``: the mean relative error of each case's reported best
    against its true mean, from the selection figures and from the confirmation's.
-3. Five retunes of the demo with ``--race --repeats 10 --confirm 3 --confirm-rounds 5``,
-   each into a fresh store; the header
-   each generates; how many header values differ from the first's.
+3. Five retunes of the demo with ``--race --repeats 10 --confirm 3`` (the confirmation's
+   rounds tune's default, the repeats: 10; ``--confirm-rounds N`` to change), each into a
+   fresh store; the header each generates; how many header values differ from the first's.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
     python benchmarks/race.py --build-dir build
@@ -202,20 +202,21 @@ def header_values(header: Path, space: Path) -> dict[str, Any]:
             for b, v in bs.items()}  # fmt: skip
 
 
-def retunes(build: Path, work: Path, count: int) -> bool:
-    """Part 3: the demo retuned `count` times with --race --confirm 3."""
+def retunes(build: Path, work: Path, count: int, rounds: int | None = None) -> bool:
+    """Part 3: the demo retuned `count` times with --race --confirm 3 (the confirmation's
+    rounds tune's default, the repeats, unless `rounds`)."""
     space = ROOT / "spaces" / "demo.json"
     headers, runs = [], []
+    extra = () if rounds is None else ("--confirm-rounds", str(rounds))
+    flags = ("--race", "--repeats", "10", "--confirm", "3", *extra)
     for i in range(count):
         out = work / f"retune{i}.json"
-        runs.append(tune(space, build, out, "--race", "--repeats", "10", "--confirm", "3",
-                         "--confirm-rounds", "5", env={}))  # fmt: skip
+        runs.append(tune(space, build, out, *flags, env={}))
         header = work / f"retune{i}.hh"
         cli("generate", "--profile", str(out), "--space", str(space), "--out", str(header))
         headers.append(header_values(header, space))
     differ = sum(1 for h in headers[1:] for k in headers[0] if h.get(k) != headers[0][k])
-    print(f"\n== {count} retunes of the demo with --race --repeats 10 --confirm 3 "
-          f"--confirm-rounds 5 (invocations {runs})")  # fmt: skip
+    print(f"\n== {count} retunes of the demo with {' '.join(flags)} (invocations {runs})")
     print(f"header values: {len(headers[0])}; differing from the first retune's: {differ} "
           f"(load {_load()})")  # fmt: skip
     for key in headers[0]:
@@ -229,6 +230,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build-dir", type=Path, default=ROOT / "build")
     parser.add_argument("--retunes", type=int, default=5)
+    parser.add_argument(
+        "--confirm-rounds", type=int, help="the retunes' confirmation rounds (default: tune's)"
+    )
     parser.add_argument("--skip-demo", action="store_true", help="synthetic parts only")
     parser.add_argument("--noise", type=float, default=0.01, help="synthetic race bench's noise")
     parser.add_argument("--skip-bias", action="store_true", help="no near-tie confirmation part")
@@ -238,7 +242,7 @@ def main() -> int:
     args = parser.parse_args()
     if args.only_retunes:
         with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
-            ok = retunes(args.build_dir, Path(tmp), args.retunes)
+            ok = retunes(args.build_dir, Path(tmp), args.retunes, args.confirm_rounds)
         print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
         return 0 if ok else 1
     ok = True
@@ -266,7 +270,7 @@ def main() -> int:
             ok &= compare_race("demo", demo, args.build_dir, work, {})
         summary()
         if not args.skip_demo and args.retunes > 0:
-            ok &= retunes(args.build_dir, work, args.retunes)
+            ok &= retunes(args.build_dir, work, args.retunes, args.confirm_rounds)
     print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
     return 0 if ok else 1
 

@@ -76,6 +76,9 @@ class CaseState:
     decided: Decided | None
     """None while the race goes on."""
     rounds: int
+    judged: bool = True
+    """Whether the look could judge (a noise estimate): without one nothing is dropped, and
+    the survivors of a ``cap`` are not "unbeaten" but untested."""
 
 
 def rse(samples: Sequence[float]) -> float:
@@ -306,9 +309,12 @@ def look(
             if i != leader
         ):
             return CaseState(alive=survivors, leader=leader, decided="tie", rounds=rounds)
+    judged = fitted is not None
     if all(len(_as_rounds(samples[i])) >= rule.cap for i in survivors) or rounds >= rule.cap:
-        return CaseState(alive=survivors, leader=leader, decided="cap", rounds=rounds)
-    return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds)
+        return CaseState(
+            alive=survivors, leader=leader, decided="cap", rounds=rounds, judged=judged
+        )
+    return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds, judged=judged)
 
 
 def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:
@@ -358,5 +364,5 @@ def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> C
     )
     state = look(samples, range(len(samples)), direction, one_look, rounds)
     if state.decided is None:
-        return CaseState(alive=state.alive, leader=state.leader, decided="cap", rounds=rounds)
+        return replace(state, decided="cap", rounds=rounds)
     return state

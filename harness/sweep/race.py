@@ -152,9 +152,6 @@ def race_tasks(
     return made, decisions
 
 
-POOL_CASES = True
-
-
 def _pools(
     samples: Mapping[int, Sequence[Mapping[int, float]]],
     alive: Mapping[int, Sequence[int]],
@@ -163,8 +160,6 @@ def _pools(
 ) -> dict[int, Pool]:
     """Per open case, the residual noise of the bench's other open cases (their live
     configurations' fits), to pool into its own."""
-    if not POOL_CASES:
-        return {}
     fits = {}
     for c in cases:
         f = fit({i: samples[c][i] for i in alive[c] if samples[c][i]}, direction)
@@ -239,7 +234,7 @@ def _decision(
         tied=tuple(tasks[i].config for i in state.alive) if state.decided == "tie" else (),
         unbeaten=(
             tuple(tasks[i].config for i in state.alive)
-            if state.decided == "cap" and len(state.alive) > 1
+            if state.decided == "cap" and state.judged and len(state.alive) > 1
             else ()
         ),
     )
