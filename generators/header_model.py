@@ -19,7 +19,7 @@ from typing import Literal
 
 from benchspace.generators.gain import Gain, bucket_gain
 from benchspace.generators.header_parse import ParsedHeader
-from benchspace.generators.ties import settled
+from benchspace.generators.ties import settled, unbeaten_values
 from benchspace.generators.value_cells import case_best, value_cells
 from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
 from benchspace.harness.errors import HeaderError, json_path
@@ -218,13 +218,21 @@ def _choose_bucket(
     winner = incumbent if incumbent is not None and incumbent in tied else min(tied, key=order)
     challenger: Value | None = None
     kept: Gain | None = None
+    # With the profile's verdicts on every case (a sweep that recorded them), they decide
+    # whether a competing incumbent was beaten; the spread rule below is for profiles without
+    # them and for pre-tuned parameters (whose alternatives ran in the phase).
+    verdicts = (
+        not pre_tuned(space, source)
+        and incumbent in common
+        and unbeaten_values(result, cases, source.param, convert) is not None
+    )
     if keep_incumbent:
         pick = settled(result, cases, source.param, incumbent, convert, order)
         if pick is not None and pick != winner:
             # The race's (or confirmation's) verdicts did not separate them: the incumbent
             # stays, or among values shown tied the canonical one (generators/ties.py).
             challenger, winner = winner, pick
-    if keep_incumbent and incumbent is not None and winner != incumbent:
+    if keep_incumbent and incumbent is not None and winner != incumbent and not verdicts:
         if pre_tuned(space, source) and result.phase_rows:
             # The alternatives ran in the pre_tune phase: judge on the phase's table.
             phase = [result.case_rows(i, phase=True) for i in pre_tune_cases(space, source)]

@@ -6,6 +6,7 @@ import json
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 
@@ -353,3 +354,17 @@ def test_cap_records_the_unbeaten(tmp_path) -> None:  # type: ignore[no-untyped-
     assert best.decided is not None and best.decided.unbeaten == ({"k": 0}, {"k": 1})
     again = profile_data(load_profile(path))["results"][0]["per_case_best"][0]["decided"]
     assert again["unbeaten"] == [{"k": 0}, {"k": 1}]
+
+
+def test_no_unbeaten_without_a_noise_estimate() -> None:
+    """One sample per configuration: nothing can be judged, so a cap names no configuration
+    unbeaten (generate then lets the best score win, as without a spread)."""
+    from benchspace.harness.profiles.model import MeasurementRow
+    from benchspace.harness.sweep.race import decide_rows
+
+    rows = [MeasurementRow(case_index=0, fixed={}, params={"k": k}, median=1.0 + k, n=1,
+                           samples=(1.0 + k,)) for k in range(3)]  # fmt: skip
+    d = decide_rows(rows, "min", RaceRule(cap=1))[0]
+    assert d.decided == "cap" and d.unbeaten == ()
+    two = [replace(r, samples=(r.median, r.median * 1.001), n=2) for r in rows]  # type: ignore[operator]
+    assert decide_rows(two, "min", RaceRule(cap=2))[0].decided == "separated"
