@@ -62,7 +62,12 @@ FIGURES: dict[str, Figure] = {
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
     "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
+    "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
+    "reduce-held-out": Figure(
+        "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
+        " --space spaces/h200_reduce.json --timed-in evaluation/data/h200/reduce/run_b/profile.json"
+    ),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"

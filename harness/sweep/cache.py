@@ -211,8 +211,11 @@ class Sweep:
 
 
 def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:
+    # The parameters too: variants of a compile-time bench share one argv (their values are
+    # in the binary), and a confirmation measures several of them in one call.
     return (
         x.bench, x.case_index, tuple(x.argv), tuple(sorted(x.env.items(), key=str)), x.repeat,
+        repr(sorted(x.params.items(), key=str)),
     )  # fmt: skip
 
 

@@ -3,7 +3,8 @@
 The best of many noisy estimates is biased towards luck (the winner's curse), so the figures
 that chose a winner are not the figures to report it with. After a bench's sweep, per case the
 top K configurations by the sweep's medians, the cross-case leaderboard's top K in every case,
-and the incumbent's configuration (when the space's header names one) are measured again in
+the incumbent's configuration (when the space's header names one) and the library's default
+(the header's fallbacks, when the grid holds them) are measured again in
 `rounds` fresh rounds, interleaved; the profile's ``per_case_best``, ``top`` and ``best``
 (and so the header's evidence) are then computed from those rounds alone, and every confirmed
 row keeps the sweep's figures under ``selection``. Rows the confirmation did not re-time are
@@ -34,6 +35,9 @@ class ConfirmOptions:
     rounds: int
     incumbents: Mapping[str, Mapping[int, Mapping[str, Value]]] = field(default_factory=dict)
     """Per bench, per case: the incumbent's parameter values (from the space's header)."""
+    baselines: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
+    """Per bench: the library's default (the header's fallbacks), re-timed in every case so
+    that a winner's speed-up over it comes from the confirmation too."""
 
 
 def _matches(row: MeasurementRow, values: Mapping[str, Value]) -> bool:
@@ -45,8 +49,10 @@ def chosen(
     plan: MainPlan,
     options: ConfirmOptions,
     incumbents: Mapping[int, Mapping[str, Value]],
+    baseline: Mapping[str, Value] | None = None,
 ) -> list[tuple[int, Config]]:
     """The (case, configuration) pairs to confirm, in a stable order."""
+    baseline = baseline or {}
     picked: dict[tuple[int, Config], None] = {}
     by_case: dict[int, list[MeasurementRow]] = {}
     for row in result.rows:
@@ -56,10 +62,10 @@ def chosen(
         ordered = sorted(rows, key=lambda r: (sign * (r.median or 0.0), repr(r.params)))
         for row in ordered[: options.k]:
             picked[c, make_config(row.params)] = None
-        values = incumbents.get(c, {})
-        mine = [r for r in ordered if _matches(r, values)]
-        if mine:  # the incumbent's best configuration in this case
-            picked[c, make_config(mine[0].params)] = None
+        for values in (incumbents.get(c, {}), baseline):
+            mine = [r for r in ordered if _matches(r, values)]
+            if mine:  # the incumbent's (the default's) best configuration in this case
+                picked[c, make_config(mine[0].params)] = None
     for top in result.top[: options.k]:
         for tc in top.cases:
             for row in by_case.get(tc.case_index, ()):
@@ -122,11 +128,22 @@ def confirm_bench(
     options: ConfirmOptions,
     measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
     rebuild: Callable[[list[Measurement]], BenchResult],
+    announce: Callable[[int], None] | None = None,
 ) -> tuple[BenchResult, list[Measurement]]:
     """Confirm one bench: measure the picks, rebuild a result from those rounds alone (with
-    `rebuild`, the sweep's own result builder), and merge it into the selection's."""
-    pairs = chosen(selection, plan, options, options.incumbents.get(selection.bench, {}))
-    ms = measure(confirm_tasks(plan, pairs, options.rounds))
+    `rebuild`, the sweep's own result builder), and merge it into the selection's.
+    ``announce`` hears how many invocations the confirmation adds (the progress total)."""
+    pairs = chosen(
+        selection,
+        plan,
+        options,
+        options.incumbents.get(selection.bench, {}),
+        options.baselines.get(selection.bench, {}),
+    )
+    tasks = confirm_tasks(plan, pairs, options.rounds)
+    if announce is not None:
+        announce(len(tasks))
+    ms = measure(tasks)
     as_main = [replace(m, phase="main") for m in ms]
     confirmation = rebuild(as_main)
     merged = merge(selection, confirmation, {c for c, _ in pairs})

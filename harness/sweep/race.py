@@ -274,12 +274,17 @@ def settled_combo(
 
 def settled_phase(
     plan: PreTunePlan,
-    decisions: Mapping[int, CaseDecision],
-    incumbents: Mapping[int, Mapping[str, Value]],
+    decisions: Mapping[int, CaseDecision] | None,
+    racing: Racing | None,
+    bench: str,
     best: Config,
 ) -> Config:
     """The phase's winner as its race settled it (the incumbent not beaten, or the first in
-    grid order among the tied: harness/sweep/race.py), else the best-scored."""
+    grid order among the tied: :func:`settled_combo`), else `best`, the best-scored (also
+    when the phase was not raced)."""
+    if decisions is None or racing is None:
+        return best
+    incumbents = racing.incumbents.get(bench, {})
     by_task = {task.config: combo for combo, task in plan.tasks}
     mapped = {
         c: replace(

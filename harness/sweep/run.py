@@ -202,8 +202,7 @@ def _pre_tune(
             )
             return resolved, summaries, measured
         best = winner(scores)
-        if raced is not None and options.racing is not None:
-            best = settled_phase(plan, raced, options.racing.incumbents.get(bench.name, {}), best)
+        best = settled_phase(plan, raced, options.racing, bench.name, best)
         resolved.update(dict(best))
         summaries.append(
             PreTunePhaseResult(
@@ -254,6 +253,7 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
             repeats=options.repeats,
             timeout_s=options.timeout_s,
             topk=options.topk,
+            confirm=options.confirm,
         )
         sweep.progress.note(
             f"{bench.name}: {variants.built} variants built, {variants.reused} reused"
@@ -321,7 +321,9 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
             bench, sweep, exe_path, exe_sha, options.run, options.timeout_s
         )
         sweep.progress.set_label(f"{bench.name} confirm")
-        result, _ = confirm_bench(result, plan, options.confirm, measure_round, rebuild)
+        result, _ = confirm_bench(
+            result, plan, options.confirm, measure_round, rebuild, sweep.progress.add_total
+        )
         decisions = None  # the confirmation's rounds decide, at one look
     if decisions is None:
         decisions = decide_rows(result.rows, bench.direction, rule)

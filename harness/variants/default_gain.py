@@ -3,8 +3,9 @@
 A space names its library's default through its header: each constant's scalar ``fallback``
 is the value the library ships for the bench parameters the constant's ``sources`` name.
 Per case, the default's row (the measured configuration whose parameters equal those values)
-is set against the case's best, both from the same interleaved rounds of one sweep, so that
-neither was timed under other clocks.
+is set against the case's best, both from the same interleaved rounds, so that neither was
+timed under other clocks: the confirmation's rounds where ``tune --confirm`` re-timed both (it
+always re-times the default), else the sweep's, which chose the winner and so flatter it.
 """
 
 from __future__ import annotations
@@ -31,6 +32,9 @@ class CaseGain:
     best: Mapping[str, ParamValue]
     best_median: float | None
     direction: str = "min"
+    confirmed: bool = False
+    """Both figures from a confirmation run (``tune --confirm`` re-timed the default and the
+    winner in fresh rounds); else both from the sweep's rounds, which chose the winner."""
 
     @property
     def speedup(self) -> float | None:
@@ -65,6 +69,7 @@ def case_gains(result: BenchResult, defaults: Mapping[str, Value]) -> list[CaseG
     gains = []
     for best in sorted(result.per_case_best, key=lambda r: r.case_index):
         mine = [r for r in result.rows if r.case_index == best.case_index and _matches(r, defaults)]
+        confirmed = best.confirmed is True and bool(mine) and mine[0].confirmed is True
         gains.append(
             CaseGain(
                 case_index=best.case_index,
@@ -74,6 +79,33 @@ def case_gains(result: BenchResult, defaults: Mapping[str, Value]) -> list[CaseG
                 best=best.params,
                 best_median=best.median,
                 direction=result.direction,
+                confirmed=confirmed,
+            )
+        )
+    return gains
+
+
+def held_out_gains(
+    chooser: BenchResult, timer: BenchResult, defaults: Mapping[str, Value]
+) -> list[CaseGain]:
+    """Per case: the winner ``chooser`` picked and the default, both as ``timer`` (another,
+    independent run of the same space) measured them: a speed-up from rounds that did not
+    choose the winner. Cases are matched by their fixed values."""
+    gains = []
+    for pick in sorted(chooser.per_case_best, key=lambda r: r.case_index):
+        here = [r for r in timer.rows if dict(r.fixed) == dict(pick.fixed)]
+        mine = [r for r in here if r.params == pick.params]
+        default = [r for r in here if defaults and _matches(r, defaults)]
+        gains.append(
+            CaseGain(
+                case_index=pick.case_index,
+                fixed=pick.fixed,
+                default=dict(defaults),
+                default_median=default[0].median if default else None,
+                best=pick.params,
+                best_median=mine[0].median if mine else None,
+                direction=chooser.direction,
+                confirmed=bool(mine and default),
             )
         )
     return gains
@@ -92,8 +124,11 @@ def _label(values: Mapping[str, ParamValue]) -> str:
     return " ".join(words) or "(none)"
 
 
-def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
-    """A plain table: one line per case, then the geometric mean."""
+def gain_lines(
+    bench: str, metric: str, gains: Sequence[CaseGain], timed_in: str | None = None
+) -> list[str]:
+    """A plain table: one line per case, then the geometric mean and whose rounds the figures
+    come from (``timed_in``: the other run that timed them, see :func:`held_out_gains`)."""
     if not gains:
         return [f"{bench}: no case has a measured best"]
     default = _label(gains[0].default) if gains[0].default else "(no header fallbacks)"
@@ -110,6 +145,18 @@ def gain_lines(bench: str, metric: str, gains: Sequence[CaseGain]) -> list[str]:
     shown = f"{mean:.3f}x" if mean is not None else "-"
     counted = sum(g.speedup is not None for g in gains)
     lines.append(f"  geometric mean speed-up over {counted} cases: {shown}")
+    timed = [g for g in gains if g.speedup is not None]
+    confirmed = sum(g.confirmed for g in timed)
+    if timed_in is not None:
+        lines.append(f"  figures from the rounds of {timed_in}, which did not choose these winners")
+    elif timed and confirmed == len(timed):
+        lines.append("  figures from the confirmation rounds (default and winner re-timed fresh)")
+    else:
+        lines.append(
+            f"  figures from the sweep's rounds, which chose the winner, for "
+            f"{len(timed) - confirmed} of {len(timed)} cases (`tune --confirm K` re-times the "
+            "winner and the default in fresh rounds)"
+        )
     return lines
 
 
@@ -127,6 +174,7 @@ def gains_data(bench: str, metric: str, gains: Sequence[CaseGain]) -> dict[str, 
                 "best": dict(g.best),
                 "best_median": g.best_median,
                 "speedup": g.speedup,
+                "confirmed": g.confirmed,
             }
             for g in gains
         ],

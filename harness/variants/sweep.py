@@ -10,7 +10,7 @@ compiler's last lines, and the sweep goes on.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -27,6 +27,7 @@ from benchspace.harness.profiles.results import bench_result
 from benchspace.harness.spaces.model import Bench
 from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep
+from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
 from benchspace.harness.variants.gate import Gate
 from benchspace.harness.variants.pipeline import BuildSettings, Variants
 from benchspace.harness.variants.spec import BuildAttempt, CompileValues, compile_values
@@ -107,8 +108,11 @@ def tune_variant_bench(
     repeats: int | None,
     timeout_s: float | None,
     topk: int,
+    confirm: ConfirmOptions | None = None,
 ) -> tuple[BenchResult, Variants]:
-    """Build and measure every variant of ``bench``; the profile entry and the builder."""
+    """Build and measure every variant of ``bench``; the profile entry and the builder. With
+    ``confirm``, the picks (each run by its own variant's executable) are then re-timed in
+    fresh interleaved rounds and the profile's figures come from those."""
     assert bench.build is not None
     overlap = bench.build.overlap or settings.isolation == "none"
     gate = Gate(pause=not overlap and settings.isolation == "pause")
@@ -130,8 +134,11 @@ def tune_variant_bench(
     groups = group_tasks(bench, list(plan.tasks))
     run_cpus = settings.run_cpus if settings.isolation == "pin" else ()
     measured: list[Measurement] = []
+    built: dict[CompileValues, BuildAttempt] = {}
     for values, attempt in variants.stream(list(groups)):
         tasks = groups[values]
+        if attempt.ok:
+            built[values] = attempt
         if not attempt.ok:
             failed = failed_measurements(bench, tasks, attempt)
             for m in failed:
@@ -152,4 +159,30 @@ def tune_variant_bench(
         with gate.hold() if gate.pause else contextlib.nullcontext():
             measured.extend(sweep.measure(invs))
     result = bench_result(bench, plan=plan, measurements=measured, pre_tune=[], topk=topk)
+    if confirm is not None:
+        of_task = {task: values for values, tasks in groups.items() for task in tasks}
+
+        def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
+            invocations = []
+            for task, repeat in jobs:
+                attempt = built.get(of_task[task])
+                if attempt is None:  # its variant failed to build: nothing to re-time
+                    continue
+                inv = build_invocation(
+                    bench,
+                    task,
+                    exe_path=variants.exe_of(attempt),
+                    exe_sha256=attempt.artefact_sha256,
+                    options=run_options,
+                    repeat=repeat,
+                    timeout_s=timeout_s,
+                )
+                invocations.append(replace(inv, cpus=run_cpus) if run_cpus else inv)
+            return sweep.measure(invocations)
+
+        def rebuild(ms: list[Measurement]) -> BenchResult:
+            return bench_result(bench, plan=plan, measurements=ms, pre_tune=[], topk=topk)
+
+        sweep.progress.set_label(f"{bench.name} confirm")
+        result, _ = confirm_bench(result, plan, confirm, measure, rebuild, sweep.progress.add_total)
     return result, variants

@@ -15,12 +15,23 @@
 # all timed in the same rounds (measured separately they would be re-timed under other
 # clocks, and the store would serve the smaller K from cache anyway).
 #
-#   run: bash scripts/device/tune_shapes.sh    (env: SPACE KS B JOBS PER_TU PREBUILT)
+#   run: bash scripts/device/tune_shapes.sh    (env: SPACE KS B JOBS PER_TU PREBUILT STORE
+#        CONFIRM TUNE_FLAGS TUNE_BY)
+#
+# CONFIRM (default "--confirm 17 --confirm-rounds 2"): after the selection rounds every shape's
+# configurations are re-timed in fresh driver processes (`tune --confirm`), and the profile's
+# figures come from those; CONFIRM="" stops after the selection. STORE (default
+# $OUT/store.sqlite) may name a store kept between calls: a second call with the same STORE
+# resumes (the selection from the store, then the confirmation); a store carried from another
+# machine needs TUNE_FLAGS=--allow-other-host. TUNE_BY=S interrupts the tune (SIGINT: the
+# store keeps every finished attempt) S seconds after the script started, so that a call ends
+# inside the device's command limit with its store brought back; the next call resumes it.
 #
 # Needs the v2 driver (cublas:* configurations; benchmarks/cutlass since dataset v2); with an older
 # driver the cublas:* configurations are dropped from the space and the run says so. Brings
 # back under $OUT: the space, shortlist and kernel list, profile.json + store.sqlite,
-# winners_k<K>.md and gemm_kernels_k<K>.hh, batches.json and the build log.
+# winners_k<K>.md and gemm_kernels_k<K>.hh, batches.json and the build log (all but the profile
+# and the store packed in rest.tgz: the device brings back 8 files at most).
 source scripts/device/env.sh
 set +e  # a failed step must not lose what the others brought
 SPACE=${SPACE:-spaces/tune_shapes_llm.json}
@@ -63,8 +74,17 @@ json.dump(doc, open(path, "w"), indent=2, sort_keys=True)
 PY
 fi
 measure=$(date +%s)
-python3 -m benchspace.harness.cli tune --space "$SPACE" --build-dir "$B" --out "$OUT/profile.json" \
-    --store "$OUT/store.sqlite" --allow-failures 2>&1 | tail -8
+STORE=${STORE:-$OUT/store.sqlite}
+if [ -z "${CONFIRM+set}" ]; then CONFIRM="--confirm 17 --confirm-rounds 2"; fi
+mkdir -p "$(dirname "$STORE")"
+limit=()
+if [ -n "${TUNE_BY:-}" ]; then limit=(timeout -s INT "$(( TUNE_BY - ($(date +%s) - start) ))"); fi
+# shellcheck disable=SC2086  # CONFIRM and TUNE_FLAGS are word lists
+"${limit[@]}" python3 -m benchspace.harness.cli tune --space "$SPACE" --build-dir "$B" \
+    --out "$OUT/profile.json" \
+    --store "$STORE" --allow-failures $CONFIRM ${TUNE_FLAGS:-} \
+    2>&1 | tail -8
+[ "$STORE" = "$OUT/store.sqlite" ] || gzip -c "$STORE" > "$OUT/store.sqlite.gz"
 echo "measure: $(( $(date +%s) - measure )) s"
 python3 -c "import pandas" 2>/dev/null || KS=""  # headers then on the CPU machine
 for k in $KS; do
@@ -74,5 +94,9 @@ for k in $KS; do
 done
 cp "$SPACE" "${SPACE%.json}.shortlist.csv" "${SPACE%.json}.kernels.txt" "$B/batches.json" \
     "$OUT/" 2>/dev/null
-ls -la "$OUT"
 echo "tune_shapes: $(( $(date +%s) - start )) s"
+# The device brings back at most 8 files: everything but the profile and the store in one tarball.
+(cd "$OUT" && tar -czf /tmp/tune_shapes_rest.tgz --exclude=profile.json --exclude='store.sqlite*' . \
+    && find . -maxdepth 1 -type f ! -name profile.json ! -name 'store.sqlite*' -delete \
+    && mv /tmp/tune_shapes_rest.tgz rest.tgz)
+ls -la "$OUT"

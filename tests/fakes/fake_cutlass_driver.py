@@ -21,7 +21,7 @@ Environment:
 
 ``cublas:heuristic``, ``cublas:algo<i>`` and pinned ``cublaslt:id=..;...`` (the v2 and v4 driver's
 cuBLASLt configurations) are timed like a 128x128 tile (``--cublas-algos``, ``--cublas-lib`` and
-``--sample-ms`` are accepted and ignored).
+``--sample-ms``, ``--graph``, the seeds and ``--sentinel`` are accepted and ignored).
 """
 
 from __future__ import annotations
@@ -77,6 +77,14 @@ _OPTIONS_WITH_VALUE = {
     "--cublas-algos",
     "--cublas-lib",
     "--sample-ms",
+    "--graph",
+    "--shuffle-seed",
+    "--order-seed",
+    "--sentinel",
+    "--rounds-csv",
+    "--configs",
+    "--cublas-workspace-mib",
+    "--cublas-space-tries",
 }
 _TILE = re.compile(r"_(\d+)x(\d+)x(\d+)_(\d+)x(\d+)x1_")
 

@@ -243,6 +243,15 @@ def _report_measured(
     hits = dispatch_hits(dispatch, summary)
     print("\n".join(render_winners(summary, hits)))
     print(render_prefix_regret(summary, full, args.topk))
+    from benchspace.evaluation.deploy.pick_figures import (
+        pick_figures,
+        render_pick_figures,
+        selection_medians,
+        selection_table,
+    )
+
+    picks = pick_figures(table, selection_table(table, selection_medians(profile)))
+    print(render_pick_figures(picks, args.topk))
     confirmed = sum(w.source == "confirmation" for w in summary)
     print(
         f"winners judged on the confirmation rounds for {confirmed} of {len(summary)} shapes"

@@ -1,9 +1,11 @@
-"""On recorded H200 data: ``header --from-profile`` dispatches every measured shape's winner.
+"""On recorded H200 data: ``header --from-profile`` dispatches every measured shape's
+confirmed winner.
 
-The profile and store of evaluation/data/h200/tune_shapes/llm (24 LLM projection shapes, 8
-CUTLASS candidates + cublas:heuristic + cublas:algo0..7 each). The expected winners are read
-here straight from the profile's JSON and the store's rows, the header compiled with g++ and
-its chooser called at every shape.
+The profile and store of evaluation/data/h200/tune_shapes/llm (48 LLM projection shapes, 8
+CUTLASS candidates + cublas:heuristic + cublas:algo0..7 each, every configuration re-timed by
+``tune --confirm``). The expected winners are read here straight from the profile's JSON (the
+confirmation figures) and the store's rows, the header compiled with g++ and its chooser called
+at every shape.
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ def _expected() -> dict[tuple[int, int, int], str]:
     (result,) = json.loads((RUN / "profile.json").read_text())["results"]
     best: dict[tuple[int, int, int], tuple[float, str]] = {}
     for row in result["measurements"]:
+        assert row["confirmed"] is True  # every figure from the confirmation rounds
         f, config = row["fixed"], row["params"]["kernel"]
         shape = (f["M"], f["N"], f["K"])
         if config.startswith("cublas:algo"):
@@ -63,9 +66,11 @@ def test_every_measured_shape_dispatches_its_winner(
     argv = ["cutlass", "header", "--from-profile", str(RUN / "profile.json"), "--out", str(header)]
     assert main(argv) == 0
     expected = _expected()
-    assert len(expected) == 24
+    assert len(expected) == 48
     printed = capsys.readouterr().out
     assert f"{len(expected)} of {len(expected)} measured shapes dispatch their winner" in printed
+    assert "winners judged on the confirmation rounds for 48 of 48 shapes" in printed
+    assert "picked on the selection rounds and timed in the confirmation rounds" in printed
     text = header.read_text()
     assert "kCublasLtVersion = 130100;" in text  # cublas.json beside the profile
     gxx = shutil.which("g++")

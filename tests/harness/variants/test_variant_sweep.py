@@ -144,3 +144,18 @@ def test_ab_builds_the_a_and_b_variants(
         assert sorted(dict(r.values)["REDUCE_LANES"] for r in store.builds()) == [1, 8]
     assert main([*argv, "--compile-a", "LANES=1"]) == 2  # a usage error
     assert "LANES is not a compile-time parameter" in capsys.readouterr().err
+
+
+def test_confirm_retimes_the_picks_with_their_own_variants(
+    tmp_path: Path, space_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    space = space_path([1, 4, 8])
+    build = tmp_path / "build"
+    assert _tune(space, build, "--confirm", "2", "--confirm-rounds", "2") == 0
+    out = capsys.readouterr().out
+    assert "7 invocations run, 0 from the store" in out  # 3 in the sweep, 2 picks x 2 rounds
+    assert "3 variants built, 0 from the store" in out  # the confirmation builds nothing
+    result = json.loads((build / "tuning" / "profile.json").read_text())["results"][0]
+    confirmed = [m for m in result["measurements"] if m.get("confirmed")]
+    assert len(confirmed) == 2 and all(m["n"] == 2 for m in confirmed)
+    assert result["per_case_best"][0]["selection"]["n"] == 1
