@@ -12,13 +12,15 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
 2. 20 near-ties (means within 0.95 %, a known best, 2 % noise) on 8 cases: ``tune --repeats 3
    --confirm 3 --confirm-rounds 10``: the mean relative error of each case's reported best
    against its true mean, from the selection figures and from the confirmation's.
-3. Five retunes of the demo with ``--race --repeats 10 --confirm 3 --confirm-rounds 5``,
-   each into a fresh store; the header
-   each generates; how many header values differ from the first's.
+3. Five retunes of the demo with ``--race --repeats 10 --confirm 3`` (the confirmation's
+   rounds tune's default, the repeats: 10; ``--confirm-rounds N`` to change), each into a
+   fresh store; the header each generates; how many header values differ from the first's.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
     python benchmarks/race.py --build-dir build
     python benchmarks/race.py --build-dir build --only-retunes --retunes 5   # part 3 alone
+    python benchmarks/race.py --only-retunes --keep DIR    # part 3, its profiles kept in DIR
+    python benchmarks/race.py --regenerate DIR             # the headers generated again
 
 Exits 1 when a criterion fails (race: <= 40 % of the invocations and every winner equal or
 within the margin; confirmation bias <= 1 %; 0 header values differ).
@@ -202,20 +204,37 @@ def header_values(header: Path, space: Path) -> dict[str, Any]:
             for b, v in bs.items()}  # fmt: skip
 
 
-def retunes(build: Path, work: Path, count: int) -> bool:
-    """Part 3: the demo retuned `count` times with --race --confirm 3."""
+def retunes(
+    build: Path, work: Path, count: int, rounds: int | None = None, keep: Path | None = None
+) -> bool:
+    """Part 3: the demo retuned `count` times with --race --confirm 3 (the confirmation's
+    rounds tune's default, the repeats, unless `rounds`); with `keep`, the profiles are
+    copied there (``--regenerate`` reads them again)."""
     space = ROOT / "spaces" / "demo.json"
-    headers, runs = [], []
+    profiles, runs = [], []
+    extra = () if rounds is None else ("--confirm-rounds", str(rounds))
+    flags = ("--race", "--repeats", "10", "--confirm", "3", *extra)
     for i in range(count):
         out = work / f"retune{i}.json"
-        runs.append(tune(space, build, out, "--race", "--repeats", "10", "--confirm", "3",
-                         "--confirm-rounds", "5", env={}))  # fmt: skip
-        header = work / f"retune{i}.hh"
-        cli("generate", "--profile", str(out), "--space", str(space), "--out", str(header))
+        runs.append(tune(space, build, out, *flags, env={}))
+        profiles.append(out)
+        if keep is not None:
+            keep.mkdir(parents=True, exist_ok=True)
+            (keep / out.name).write_bytes(out.read_bytes())
+    print(f"\n== {count} retunes of the demo with {' '.join(flags)} (invocations {runs})")
+    return headers_differ(profiles, work)
+
+
+def headers_differ(profiles: list[Path], work: Path) -> bool:
+    """Generate a header from each profile (the checked-in header's incumbents); print how
+    many values differ from the first's; True when none does."""
+    space = ROOT / "spaces" / "demo.json"
+    headers = []
+    for i, profile in enumerate(profiles):
+        header = work / f"generated{i}.hh"
+        cli("generate", "--profile", str(profile), "--space", str(space), "--out", str(header))
         headers.append(header_values(header, space))
     differ = sum(1 for h in headers[1:] for k in headers[0] if h.get(k) != headers[0][k])
-    print(f"\n== {count} retunes of the demo with --race --repeats 10 --confirm 3 "
-          f"--confirm-rounds 5 (invocations {runs})")  # fmt: skip
     print(f"header values: {len(headers[0])}; differing from the first retune's: {differ} "
           f"(load {_load()})")  # fmt: skip
     for key in headers[0]:
@@ -229,6 +248,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build-dir", type=Path, default=ROOT / "build")
     parser.add_argument("--retunes", type=int, default=5)
+    parser.add_argument("--keep", type=Path, help="copy the retunes' profiles into this folder")
+    parser.add_argument(
+        "--regenerate",
+        type=Path,
+        metavar="DIR",
+        help="only generate headers again from the retune*.json profiles --keep left in DIR",
+    )
+    parser.add_argument(
+        "--confirm-rounds", type=int, help="the retunes' confirmation rounds (default: tune's)"
+    )
     parser.add_argument("--skip-demo", action="store_true", help="synthetic parts only")
     parser.add_argument("--noise", type=float, default=0.01, help="synthetic race bench's noise")
     parser.add_argument("--skip-bias", action="store_true", help="no near-tie confirmation part")
@@ -236,9 +265,18 @@ def main() -> int:
         "--only-retunes", action="store_true", help="part 3 alone: the --retunes of the demo"
     )
     args = parser.parse_args()
+    if args.regenerate is not None:
+        kept = sorted(args.regenerate.glob("retune*.json"))
+        if not kept:
+            raise SystemExit(f"{args.regenerate}: no retune*.json profiles; run --keep first")
+        with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
+            print(f"== headers generated again from {len(kept)} kept retune profiles")
+            ok = headers_differ(kept, Path(tmp))
+        print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
+        return 0 if ok else 1
     if args.only_retunes:
         with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
-            ok = retunes(args.build_dir, Path(tmp), args.retunes)
+            ok = retunes(args.build_dir, Path(tmp), args.retunes, args.confirm_rounds, args.keep)
         print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
         return 0 if ok else 1
     ok = True
@@ -266,7 +304,7 @@ def main() -> int:
             ok &= compare_race("demo", demo, args.build_dir, work, {})
         summary()
         if not args.skip_demo and args.retunes > 0:
-            ok &= retunes(args.build_dir, work, args.retunes)
+            ok &= retunes(args.build_dir, work, args.retunes, args.confirm_rounds, args.keep)
     print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
     return 0 if ok else 1
 

@@ -4,7 +4,9 @@ A bucket's value is chosen jointly over every case of the deciding bench that fa
 bucket (by the case's fixed ``bucket_key``): per case, each value of the source parameter gets
 the case's best metric among measurements with that value; only values measured in every case
 compete; the winner has the best geometric mean of ratio-to-case-best. A tie goes to the
-incumbent if it is tied, else to the smaller value. ``sources`` is a precedence list: the first
+incumbent if it is tied, else to the smaller value; a bucket the profile's verdicts settle
+(generators/ties.py: the incumbent not beaten, or the canonical value among values tied) takes
+that value. ``sources`` is a precedence list: the first
 bench with cases in a bucket decides it. Buckets no case reaches take the ``fallback``, else the
 incumbent (the value in the checked-in header), else they are an error.
 """
@@ -17,7 +19,7 @@ from typing import Literal
 
 from benchspace.generators.gain import Gain, bucket_gain
 from benchspace.generators.header_parse import ParsedHeader
-from benchspace.generators.ties import tie_keeps
+from benchspace.generators.ties import settled, unbeaten_values
 from benchspace.generators.value_cells import case_best, value_cells
 from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
 from benchspace.harness.errors import HeaderError, json_path
@@ -216,7 +218,21 @@ def _choose_bucket(
     winner = incumbent if incumbent is not None and incumbent in tied else min(tied, key=order)
     challenger: Value | None = None
     kept: Gain | None = None
-    if keep_incumbent and incumbent is not None and winner != incumbent:
+    # With the profile's verdicts on every case (a sweep that recorded them), they decide
+    # whether a competing incumbent was beaten; the spread rule below is for profiles without
+    # them and for pre-tuned parameters (whose alternatives ran in the phase).
+    verdicts = (
+        not pre_tuned(space, source)
+        and incumbent in common
+        and unbeaten_values(result, cases, source.param, convert) is not None
+    )
+    if keep_incumbent:
+        pick = settled(result, cases, source.param, incumbent, convert, order)
+        if pick is not None and pick != winner:
+            # The race's (or confirmation's) verdicts did not separate them: the incumbent
+            # stays, or among values shown tied the canonical one (generators/ties.py).
+            challenger, winner = winner, pick
+    if keep_incumbent and incumbent is not None and winner != incumbent and not verdicts:
         if pre_tuned(space, source) and result.phase_rows:
             # The alternatives ran in the pre_tune phase: judge on the phase's table.
             phase = [result.case_rows(i, phase=True) for i in pre_tune_cases(space, source)]
@@ -227,9 +243,6 @@ def _choose_bucket(
             gain = bucket_gain([(c[incumbent], c[winner]) for c in judged], result.direction)
             if gain.noise is not None and not gain.beyond_noise:
                 challenger, kept, winner = winner, gain, incumbent
-        if challenger is None and tie_keeps(result, cases, source.param, incumbent, convert):
-            # A race tied them: the incumbent stays (harness/sweep/decide.py).
-            challenger, winner = winner, incumbent
     return BucketChoice(
         bucket=bucket,
         value=winner,

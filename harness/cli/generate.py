@@ -12,8 +12,10 @@ Retunes are stable: a bucket keeps its incumbent (the checked-in value, or with
 ``--incumbents-from OLD.json`` the value a header generated from an older profile has) unless the
 profile's winner beats it beyond the measured noise: the gain ``review`` reports (geometric mean
 over the bucket's cases of the speed-up) must exceed its noise (twice its standard error, from
-the measurements' spread). Ties keep the incumbent, so unchanged hardware gives an unchanged
-header. Without a spread (one sample per configuration) the winner replaces it.
+the measurements' spread), and the profile's verdicts (``decided``) must have beaten it: an
+incumbent tied or unbeaten in every case of the bucket stays, and among values tied without it
+the smallest is taken (generators/ties.py). Ties keep the incumbent, so unchanged hardware gives
+an unchanged header. Without a spread (one sample per configuration) the winner replaces it.
 ``--challenger-wins`` turns the rule off: the best score wins, however small the margin.
 """
 

@@ -65,25 +65,25 @@ def race_options(
     if not args.race and (args.min_repeats != DEFAULT_MIN_REPEATS):
         raise UsageError("--min-repeats: applies only with --race")
     stop = parse_stop(args.stop) if args.stop else None
+    incumbents: dict[str, dict[int, dict[str, Any]]] = {}
+    baselines: dict[str, dict[str, Any]] = {}
+    if space.header is not None and (args.race or args.confirm is not None):
+        from benchspace.generators.header_io import checked_in_incumbents
+        from benchspace.generators.incumbent_cases import incumbent_configs
+        from benchspace.harness.variants.default_gain import library_defaults
+
+        shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
+        incumbents = incumbent_configs(space, shipped)
+        for bench in space.benches if args.confirm is not None else ():
+            default = library_defaults(space, bench.name)
+            if default:
+                baselines[bench.name] = default
     racing = None
     if args.race or stop is not None:
         rule = RaceRule(min_repeats=args.min_repeats, margin_pct=args.margin, stop_rse=stop)
-        racing = Racing(rule=rule, drop=bool(args.race))
+        racing = Racing(rule=rule, drop=bool(args.race), incumbents=incumbents)
     confirm = None
     if args.confirm is not None:
-        incumbents: dict[str, dict[int, dict[str, Any]]] = {}
-        baselines: dict[str, dict[str, Any]] = {}
-        if space.header is not None:
-            from benchspace.generators.header_io import checked_in_incumbents
-            from benchspace.generators.incumbent_cases import incumbent_configs
-            from benchspace.harness.variants.default_gain import library_defaults
-
-            shipped = checked_in_incumbents(space, root=root, allow_outside=allow_outside)[0]
-            incumbents = incumbent_configs(space, shipped)
-            for bench in space.benches:
-                default = library_defaults(space, bench.name)
-                if default:
-                    baselines[bench.name] = default
         repeats = args.repeats or 3
         confirm = ConfirmOptions(
             k=args.confirm,

@@ -37,6 +37,8 @@ def case_lines(result: BenchResult) -> list[str]:
         if v is None or v.decided == "separated":
             continue
         tied = f", tied with {len(v.tied) - 1} others" if v.decided == "tie" else ""
+        if v.decided == "cap" and v.unbeaten:
+            tied = f", {len(v.unbeaten) - 1} others unbeaten"
         params = " ".join(f"{k}={val}" for k, val in row.params.items())
         out.append(f"  case {row.case_index} {params}: {_verdict(v)}{tied}")
     return out

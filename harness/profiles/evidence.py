@@ -27,6 +27,8 @@ def verdict_data(v: Verdict) -> dict[str, Any]:
     }
     if v.tied:
         out["tied"] = [dict(t) for t in v.tied]
+    if v.unbeaten:
+        out["unbeaten"] = [dict(t) for t in v.unbeaten]
     return out
 
 
@@ -62,12 +64,16 @@ def _verdict(reader: FieldReader, value: object, where: Where, params: Any) -> V
     if not 0.0 < confidence < 1.0:
         raise reader.fail((*where, "confidence"), confidence, "a confidence between 0 and 1")
     tied = tuple(params(t, (*where, "tied", i)) for i, t in enumerate(d.get("tied") or []))
+    unbeaten = tuple(
+        params(t, (*where, "unbeaten", i)) for i, t in enumerate(d.get("unbeaten") or [])
+    )
     return Verdict(
         decided=str(how),
         confidence=confidence,
         samples=reader.index(d.get("samples"), (*where, "samples")),
         rounds=reader.index(d.get("rounds", 0), (*where, "rounds")),
         tied=tied,
+        unbeaten=unbeaten,
     )
 
 

@@ -63,6 +63,9 @@ class Verdict:
     rounds: int = 0
     tied: tuple[Mapping[str, ParamValue], ...] = ()
     """With ``tie``: the parameters of each configuration tied with the winner."""
+    unbeaten: tuple[Mapping[str, ParamValue], ...] = ()
+    """With ``cap``: the parameters of each configuration not beaten when the race ended
+    (the winner among them), which ``generate`` treats as statistically tied."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

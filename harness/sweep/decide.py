@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from benchspace.harness.abtest import student_t
@@ -77,6 +77,9 @@ class CaseState:
     decided: Decided | None
     """None while the race goes on."""
     rounds: int
+    judged: bool = True
+    """Whether the look could judge (a noise estimate): without one nothing is dropped, and
+    the survivors of a ``cap`` are not "unbeaten" but untested."""
 
 
 def rse(samples: Sequence[float]) -> float:
@@ -108,6 +111,28 @@ class Fit:
     """Whether rounds were blocks (a round's shared effect taken out)."""
     logs: Mapping[int, tuple[float, ...]]
     """Each configuration's log values as fitted (blocked: the common rounds, in order)."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Pool:
+    """Residual sums of squares and degrees of freedom of other cases, pooled into a case's
+    fit (the bench's cases share their relative noise: one executable, one machine)."""
+
+    ss: float
+    df: int
+
+    @staticmethod
+    def of(fits: Sequence[Fit]) -> Pool:
+        return Pool(ss=sum(f.var * f.df for f in fits), df=sum(f.df for f in fits))
+
+    def without(self, fit_: Fit) -> Pool:
+        return Pool(ss=self.ss - fit_.var * fit_.df, df=self.df - fit_.df)
+
+    def into(self, fit_: Fit) -> Fit:
+        if self.df <= 0:
+            return fit_
+        df = fit_.df + self.df
+        return replace(fit_, var=max(fit_.var, (fit_.var * fit_.df + self.ss) / df), df=df)
 
 
 def _as_rounds(samples: Samples) -> Mapping[int, float]:
@@ -242,6 +267,7 @@ def look(
     rounds: int,
     *,
     blocked: bool = True,
+    pool: Pool | None = None,
 ) -> CaseState:
     """One look at a case: drop the beaten, then say whether the race of the case is over.
 
@@ -257,6 +283,8 @@ def look(
     leader = min(live, key=lambda i: (sign * median_of(samples[i]), i))
     others = [i for i in live if i != leader]
     fitted = fit({i: samples[i] for i in live}, direction, blocked=blocked)
+    if fitted is not None and pool is not None:
+        fitted = pool.into(fitted)
     # Bonferroni over the comparisons: the best configuration is lost only when its own
     # comparison with the (data-chosen) leader rejects, and a union bound over which of the
     # others led bounds that by len(others) times the per-comparison level.
@@ -278,9 +306,12 @@ def look(
             if i != leader
         ):
             return CaseState(alive=survivors, leader=leader, decided="tie", rounds=rounds)
+    judged = fitted is not None
     if all(len(_as_rounds(samples[i])) >= rule.cap for i in survivors) or rounds >= rule.cap:
-        return CaseState(alive=survivors, leader=leader, decided="cap", rounds=rounds)
-    return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds)
+        return CaseState(
+            alive=survivors, leader=leader, decided="cap", rounds=rounds, judged=judged
+        )
+    return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds, judged=judged)
 
 
 def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:
@@ -330,5 +361,5 @@ def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> C
     )
     state = look(samples, range(len(samples)), direction, one_look, rounds)
     if state.decided is None:
-        return CaseState(alive=state.alive, leader=state.leader, decided="cap", rounds=rounds)
+        return replace(state, decided="cap", rounds=rounds)
     return state

@@ -10,19 +10,21 @@ stopped and a decided case is not raced again. The statistics are harness/sweep/
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from benchspace.harness.errors import UsageError
-from benchspace.harness.measurement import Measurement
-from benchspace.harness.plan import Config, Task, make_config
+from benchspace.harness.measurement import Measurement, Value
+from benchspace.harness.plan import Config, PreTunePlan, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
 from benchspace.harness.profiles.scoring import score_configs, winner
 from benchspace.harness.sweep.decide import (
     CaseState,
     Decided,
+    Pool,
     RaceRule,
     Samples,
     final_state,
+    fit,
     look,
     median_of,
     wants_more,
@@ -38,6 +40,9 @@ class Racing:
 
     rule: RaceRule
     drop: bool = True
+    incumbents: Mapping[str, Mapping[int, Mapping[str, Value]]] = field(default_factory=dict)
+    """Per bench, per case: the incumbent's parameter values (from the space's header); a
+    pre_tune phase keeps the incumbent's combination when its race did not beat it."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -50,6 +55,8 @@ class CaseDecision:
     rounds: int
     winner: Config | None
     tied: tuple[Config, ...] = ()
+    unbeaten: tuple[Config, ...] = ()
+    """With ``cap``: the configurations still racing when it ended (none beaten them)."""
 
 
 def parse_stop(text: str) -> float:
@@ -126,11 +133,12 @@ def race_tasks(
                 samples[m.case_index][at][m.repeat] = m.value
         if drop and cross_case:
             _cross_look(by_case, samples, alive, states, direction, rule, rounds)
+        pools = _pools(samples, alive, [c for c in by_case if c not in states], direction)
         for c in by_case:
             if c in states:
                 continue
             if drop and not cross_case:
-                state = look(samples[c], alive[c], direction, rule, rounds)
+                state = look(samples[c], alive[c], direction, rule, rounds, pool=pools.get(c))
                 alive[c] = state.alive
                 if state.decided is not None:
                     states[c] = state
@@ -142,6 +150,23 @@ def race_tasks(
         state = states.get(c) or final_state(samples[c], direction, rule)
         decisions[c] = _decision(state, ts, samples[c], rule)
     return made, decisions
+
+
+def _pools(
+    samples: Mapping[int, Sequence[Mapping[int, float]]],
+    alive: Mapping[int, Sequence[int]],
+    cases: Sequence[int],
+    direction: str,
+) -> dict[int, Pool]:
+    """Per open case, the residual noise of the bench's other open cases (their live
+    configurations' fits), to pool into its own."""
+    fits = {}
+    for c in cases:
+        f = fit({i: samples[c][i] for i in alive[c] if samples[c][i]}, direction)
+        if f is not None:
+            fits[c] = f
+    total = Pool.of(list(fits.values()))
+    return {c: (total.without(fits[c]) if c in fits else total) for c in cases}
 
 
 def _cross_look(
@@ -207,7 +232,72 @@ def _decision(
         rounds=state.rounds,
         winner=None if leader is None else tasks[leader].config,
         tied=tuple(tasks[i].config for i in state.alive) if state.decided == "tie" else (),
+        unbeaten=(
+            tuple(tasks[i].config for i in state.alive)
+            if state.decided == "cap" and state.judged and len(state.alive) > 1
+            else ()
+        ),
     )
+
+
+def standing(decision: CaseDecision) -> tuple[Config, ...]:
+    """The configurations a case's verdict left standing: the tied, the unbeaten at the cap,
+    or the winner alone."""
+    if decision.tied:
+        return decision.tied
+    if decision.unbeaten:
+        return decision.unbeaten
+    return () if decision.winner is None else (decision.winner,)
+
+
+def settled_combo(
+    decisions: Mapping[int, CaseDecision],
+    combos: Sequence[Config],
+    incumbent: Mapping[str, Value],
+) -> Config | None:
+    """A pre_tune phase's winner as its race settled it: the incumbent's combination when
+    no phase case beat it; else, when every phase case ended ``tie``, the first combination in
+    grid order tied in all of them; else None (the best-scored wins). `combos` are the phase's
+    combinations in grid order."""
+    if not decisions:
+        return None
+    standing_all = set(combos)
+    for d in decisions.values():
+        standing_all &= set(standing(d))
+    mine = [c for c in combos if incumbent and all(incumbent.get(k) == v for k, v in c)]
+    if mine and mine[0] in standing_all:
+        return mine[0]
+    if all(d.decided == "tie" for d in decisions.values()):
+        return next((c for c in combos if c in standing_all), None)
+    return None
+
+
+def settled_phase(
+    plan: PreTunePlan,
+    decisions: Mapping[int, CaseDecision] | None,
+    racing: Racing | None,
+    bench: str,
+    best: Config,
+) -> Config:
+    """The phase's winner as its race settled it (the incumbent not beaten, or the first in
+    grid order among the tied: :func:`settled_combo`), else `best`, the best-scored (also
+    when the phase was not raced)."""
+    if decisions is None or racing is None:
+        return best
+    incumbents = racing.incumbents.get(bench, {})
+    by_task = {task.config: combo for combo, task in plan.tasks}
+    mapped = {
+        c: replace(
+            d,
+            winner=None if d.winner is None else by_task.get(d.winner),
+            tied=tuple(by_task[t] for t in d.tied if t in by_task),
+            unbeaten=tuple(by_task[t] for t in d.unbeaten if t in by_task),
+        )
+        for c, d in decisions.items()
+    }
+    names = {k for combo in plan.combos for k, _ in combo}
+    incumbent = {k: v for c in plan.cases for k, v in incumbents.get(c, {}).items() if k in names}
+    return settled_combo(mapped, list(plan.combos), incumbent) or best
 
 
 def decide_rows(
@@ -248,6 +338,7 @@ def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -
             samples=row.n or 0,
             rounds=d.rounds,
             tied=tuple(dict(t) for t in d.tied),
+            unbeaten=tuple(dict(t) for t in d.unbeaten),
         )
         bests.append(replace(row, decided=verdict))
     best: TopEntry | None = result.best

@@ -55,6 +55,7 @@ from benchspace.harness.sweep.race import (
     Racing,
     decide_rows,
     race_tasks,
+    settled_phase,
     with_decisions,
 )
 from benchspace.harness.sweep.rounds import round_measurer, rule_for
@@ -171,7 +172,9 @@ def _pre_tune(
         plan = plan_pre_tune(bench, index, resolved)
         sweep.progress.set_label(f"{bench.name} pre_tune[{index}]")
         tasks = [task for _, task in plan.tasks]
-        ms, _ = _measure(bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options)
+        ms, raced = _measure(
+            bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
+        )
         measured.extend(ms)
         aggs = aggregate(ms)
         per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
@@ -199,6 +202,7 @@ def _pre_tune(
             )
             return resolved, summaries, measured
         best = winner(scores)
+        best = settled_phase(plan, raced, options.racing, bench.name, best)
         resolved.update(dict(best))
         summaries.append(
             PreTunePhaseResult(

@@ -1,11 +1,21 @@
-"""A race's tie keeps the incumbent; the decided lines review and compare print."""
+"""A race's verdicts settle a bucket (the incumbent not beaten, the smallest of the tied); the
+decided lines review and compare print."""
 
 from __future__ import annotations
 
-from benchspace.generators.ties import tie_keeps
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from header_helpers import profile_of
+
+from benchspace.generators.header_model import choose_header
+from benchspace.generators.ties import settled, tie_keeps
+from benchspace.harness.plan import Config, make_config
 from benchspace.harness.profiles.decided_format import bench_line, case_lines
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
-from benchspace.harness.spaces.model import Case
+from benchspace.harness.spaces.model import Case, Space
+from benchspace.harness.sweep.race import CaseDecision, settled_combo
 
 
 def _best(case: int, block: int, decided: str, tied: tuple[int, ...] = ()) -> MeasurementRow:
@@ -38,3 +48,93 @@ def test_decided_lines() -> None:
     assert bench_line(result) == ("m: best tie (12 samples, 95%); case winners: 1 separated, 1 tie")
     assert case_lines(result) == ["  case 0 block=32: tie (6 samples, 95%), tied with 1 others"]
     assert bench_line(BenchResult(bench="old")) is None
+    cap = replace(_best(2, 16, "cap"), decided=Verdict(decided="cap", confidence=0.95, samples=10,
+                  unbeaten=({"block": 16}, {"block": 32})))  # fmt: skip
+    assert case_lines(BenchResult(bench="m", per_case_best=(cap,))) == [
+        "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten"
+    ]
+
+
+def _decided_profile(
+    incumbent_slower: bool, decided: str, standing: tuple[int, ...], sd: float = 0.01
+) -> tuple[Any, Any]:
+    """One case (n = 32) of nb in {8, 16, 24}: 24 measured fastest, 16 1 % slower, 8 far;
+    per_case_best carries the verdict `decided` with `standing` left."""
+    slow = 2.02 if incumbent_slower else 2.0
+    profile = profile_of({"k": [(0, {"n": 32}, {"nb": 24}, 2.0, sd, 5),
+                                (0, {"n": 32}, {"nb": 16}, slow, sd, 5),
+                                (0, {"n": 32}, {"nb": 8}, 3.0, sd, 5)]})  # fmt: skip
+    result = profile.results["k"]
+    best = MeasurementRow(case_index=0, fixed={"n": 32}, params={"nb": 24}, median=2.0, n=5)
+    configs = tuple({"nb": v} for v in standing)
+    verdict = Verdict(decided=decided, confidence=0.95, samples=5, rounds=5,
+                      tied=configs if decided == "tie" else (),
+                      unbeaten=configs if decided == "cap" else ())  # fmt: skip
+    result = replace(result, per_case_best=(replace(best, decided=verdict),))
+    return replace(profile, results={"k": result}), best
+
+
+SPACE = {"bench": "k", "metric": "t", "arg_spec": ["n", "nb"],
+         "cases": [{"fixed": {"n": 32}, "tune": {"nb": [8, 16, 24]}}]}  # fmt: skip
+HEADER = {"path": "include/x/tuning.hh", "namespace": "x::tuning", "env_prefix": "X_TUNE_",
+          "constants": [{"name": "NB", "type": "int32_t", "fallback": 0,
+                         "sources": [{"bench": "k", "param": "nb"}]}]}  # fmt: skip
+
+
+def _tiny(make_space: Callable[..., Space], profile: Any, incumbent: int | None) -> Any:
+    space = make_space([SPACE], HEADER)
+    incumbents = {} if incumbent is None else {"NB": {"TINY": incumbent}}
+    return choose_header(space, profile, incumbents, keep_incumbents=True).constants[0].buckets[0]
+
+
+def test_a_tie_without_the_incumbent_takes_the_smallest_tied(
+    make_space: Callable[..., Space],
+) -> None:
+    """Whichever of the tied measured fastest, the bucket takes the same value: the smallest
+    of those tied (24 measured fastest here, 16 is taken); with 16 measured fastest, 16."""
+    for slower in (True, False):
+        profile, _ = _decided_profile(slower, "tie", (24, 16))
+        assert _tiny(make_space, profile, None).value == 16
+        assert _tiny(make_space, profile, 8).value == 16  # the incumbent is not among them
+        assert _tiny(make_space, profile, 24).value == 24
+
+
+def test_an_incumbent_no_verdict_beat_stays(make_space: Callable[..., Space]) -> None:
+    """A cap whose unbeaten set holds the incumbent keeps it, where the spread alone would not
+    (a 1 % gap, beyond twice its standard error: 0.01 stdev at 5 samples); an incumbent the
+    verdict beat is replaced; a cap without the incumbent is left to the score."""
+    profile, _ = _decided_profile(True, "cap", (24, 16))
+    assert _tiny(make_space, profile, 16).value == 16
+    assert _tiny(make_space, profile, None).value == 24
+    beaten, _ = _decided_profile(True, "separated", ())
+    assert _tiny(make_space, beaten, 16).value == 24
+    # The verdict beat the incumbent: the spread rule (a 1 % gain within twice its standard
+    # error at stdev 0.1) no longer keeps it; one test decides.
+    noisy, _ = _decided_profile(True, "separated", (), sd=0.1)
+    assert _tiny(make_space, noisy, 16).value == 24
+
+
+def test_settled_values() -> None:
+    cap = BenchResult(bench="m", per_case_best=(_best(0, 32, "cap"),))
+    assert settled(cap, _cases(0), "block", 16, int, int) is None
+    tie = BenchResult(bench="m", per_case_best=(_best(0, 32, "tie", (32, 16)),
+                                                _best(1, 16, "tie", (16, 32))))  # fmt: skip
+    assert settled(tie, _cases(0, 1), "block", None, int, int) == 16
+    assert settled(tie, _cases(0, 1), "block", 32, int, int) == 32
+    assert settled(BenchResult(bench="m"), _cases(0), "block", 16, int, int) is None
+
+
+def test_a_raced_phase_keeps_the_incumbent_combination() -> None:
+    def cfg(k: int) -> Config:
+        return make_config({"cutoff": k})
+
+    combos = [cfg(4), cfg(16), cfg(32)]
+    cap = CaseDecision(decided="cap", confidence=0.95, samples=10, rounds=10, winner=cfg(32),
+                       unbeaten=(cfg(32), cfg(16)))  # fmt: skip
+    assert settled_combo({2: cap}, combos, {"cutoff": 16}) == cfg(16)
+    assert settled_combo({2: cap}, combos, {"cutoff": 4}) is None
+    assert settled_combo({2: cap}, combos, {}) is None
+    tie = replace(cap, decided="tie", unbeaten=(), tied=(cfg(32), cfg(16)))
+    assert settled_combo({2: tie}, combos, {}) == cfg(16)  # the first in grid order
+    sep = CaseDecision(decided="separated", confidence=0.95, samples=4, rounds=4, winner=cfg(32))
+    assert settled_combo({2: sep}, combos, {"cutoff": 16}) is None
