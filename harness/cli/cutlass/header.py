@@ -335,9 +335,8 @@ def run(args: argparse.Namespace) -> int:
         guard_output(
             out, option="--out", inputs=[(args.space, "the space"), (args.model, "the selector")]
         )
-    say, done = progress("cutlass header")
-    say(f"loading the selector {args.model or '(shipped)'}")
-    selector = load_selector(args.model)
+    say, done = progress("cutlass header")  # its first line after the inputs load: an input
+    selector = load_selector(args.model)  # error stays the command's one line
     line = shipped_line(args.model)
     if line:
         print(line)
@@ -389,9 +388,9 @@ def _check(
         from benchspace.evaluation.cutlass.dataset import candidate_table
         from benchspace.evaluation.cutlass.dataset_read import load_dataset
 
-        say(f"check: loading {args.dataset}")
         table = candidate_table(load_dataset(args.dataset))
         exhaustive = table[table["split"] == "eval"]
+        say(f"check: {args.dataset} loaded")
     say(f"check: scoring every candidate at {args.check_samples} fresh shapes")
     check = check_header(
         selector, dispatch, args.check_samples, args.check_seed, args.layout, exhaustive
