@@ -34,6 +34,7 @@ import io
 import json
 import math
 import os
+import platform
 import shutil
 import statistics
 import subprocess
@@ -196,19 +197,11 @@ def _equality(name: str, mode: dict[str, Any], which: str, floor: float) -> str:
     )
 
 
-def main() -> int:
-    """Run the three modes and print the figures."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", type=int, default=6, help="N (default 6)")
-    parser.add_argument("--build-s", type=float, default=3.0, help="B: CPU s per build (3.0)")
-    parser.add_argument("--repeats", type=int, default=3, help="r: runs per variant and phase")
-    parser.add_argument("--build-jobs", type=int, default=1, help="J for the pipelined sweep")
-    args = parser.parse_args()
-    if shutil.which("g++") is None or len(os.sched_getaffinity(0)) < 2:
-        print("variant_pipeline: needs g++ and at least 2 cores", file=sys.stderr)
-        return 1
-    n, j, r = args.variants, args.build_jobs, args.repeats
+def _measure(args: argparse.Namespace) -> dict[str, Any]:
+    """Run the three modes; a record of what was measured (JSON-ready)."""
+    j = args.build_jobs
     cores = len(os.sched_getaffinity(0))
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="benchspace-pipeline-") as tmp:
         folder = Path(tmp)
         reduce_exe = folder / "reduce_benchmark"
@@ -225,7 +218,40 @@ def main() -> int:
         ):
             sub = folder / name
             sub.mkdir()
-            modes[name] = _mode(sub, _space(sub, args, reduce_exe, overlap), r, *more)
+            modes[name] = _mode(sub, _space(sub, args, reduce_exe, overlap), args.repeats, *more)
+    return {
+        "variants": args.variants,
+        "build_jobs": j,
+        "repeats": args.repeats,
+        "cores": cores,
+        "host": platform.node(),
+        "load_before": load,
+        "load_after": os.getloadavg()[0],
+        "modes": modes,
+    }
+
+
+def _keyed(medians: dict[Any, float]) -> dict[int, float]:
+    return {int(v): float(x) for v, x in medians.items()}
+
+
+def _restore(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The modes of a record read back from JSON (variant keys as integers again)."""
+    modes = {}
+    for name in ("serial", "pipelined", "unisolated"):
+        mode = record["modes"][name]
+        modes[name] = {
+            **mode,
+            **{k: _keyed(mode[k]) for k in ("sweep", "q1", "q2", "during")},
+            "overlap": tuple(mode["overlap"]),
+        }
+    return modes
+
+
+def _render(record: dict[str, Any]) -> None:
+    """Print the figures of a record (measured now or read back)."""
+    modes = _restore(record)
+    n, j, r, cores = record["variants"], record["build_jobs"], record["repeats"], record["cores"]
     serial, piped = modes["serial"], modes["pipelined"]
     build_s, run_s = serial["build_s"], serial["run_s"]
     bound = 1.15 * max(n * build_s / j, n * run_s) + build_s
@@ -254,6 +280,31 @@ def main() -> int:
     print("floor: the largest per-variant |ratio - 1| between timings with no build running "
           "(Q2/Q1 of every mode, and the serial sweep/its Q1); geomean and its TOST 90 % "
           "interval: sweep/Q1; equal when the interval lies within +/- the floor")  # fmt: skip
+
+
+def main() -> int:
+    """Measure (or read a record back with --from) and print the figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--variants", type=int, default=6, help="N (default 6)")
+    parser.add_argument("--build-s", type=float, default=3.0, help="B: CPU s per build (3.0)")
+    parser.add_argument("--repeats", type=int, default=3, help="r: runs per variant and phase")
+    parser.add_argument("--build-jobs", type=int, default=1, help="J for the pipelined sweep")
+    parser.add_argument("--json", type=Path, help="also write the measured record here")
+    parser.add_argument("--from", dest="source", type=Path, help="print a recorded run instead")
+    args = parser.parse_args()
+    if args.source is not None:
+        record = json.loads(args.source.read_text())
+        load = f"{record['load_before']:.2f} before the run, {record['load_after']:.2f} after"
+        print(f"recorded on {record['host']} ({record['cores']} cores), load {load}")
+        _render(record)
+        return 0
+    if shutil.which("g++") is None or len(os.sched_getaffinity(0)) < 2:
+        print("variant_pipeline: needs g++ and at least 2 cores", file=sys.stderr)
+        return 1
+    record = _measure(args)
+    if args.json is not None:
+        args.json.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
+    _render(record)
     return 0
 
 
