@@ -101,6 +101,13 @@ FIGURES: dict[str, Figure] = {
     ),
     "v2-correlation": Figure("benchspace cutlass correlation evaluation/data/h200/v2 --limit 30"),
     "race-synthetic": Figure("python benchmarks/race.py --skip-demo", fast=False),
+    "reduce-confirm": Figure(
+        "python examples/cuda_reduce/speedup.py --profile"
+        " evaluation/data/h200/reduce/confirm/profile.json --space spaces/h200_reduce.json"
+    ),
+    "variant-pipeline-h200": Figure(
+        "python benchmarks/variant_pipeline.py --from evaluation/data/h200/variants/pipeline.json"
+    ),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"
