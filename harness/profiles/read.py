@@ -44,6 +44,7 @@ from benchspace.harness.profiles.model import (
     TopCase,
     TopEntry,
 )
+from benchspace.harness.profiles.stream import NotStreamed, walk_profile
 from benchspace.harness.profiles.time_check import positive_times
 from benchspace.harness.profiles.upgrade import upgrade_v1
 
@@ -51,7 +52,15 @@ Cases = Sequence[tuple[int, Mapping[str, Value]]]
 
 
 def load_profile(path: str | Path) -> Profile:
-    """Read a profile file (any known version); its hash is of the file's bytes."""
+    """Read a profile file (any known version); its hash is of the file's bytes.
+
+    A profile of the current version is read a piece at a time (harness/profiles/stream.py):
+    each measurement becomes its record as it is decoded, so a profile of 10^6 rows never
+    exists as a document of dictionaries. Anything else (an older version, BatchLAS's, a file
+    with an error) is read whole, which also gives every error its message."""
+    streamed = _streamed(path)
+    if streamed is not None:
+        return streamed
     source = str(path)
     blob = read_bytes(
         path,
@@ -74,18 +83,68 @@ def load_profile(path: str | Path) -> Profile:
     return _Reader(source, consume=True).profile(data, sha256=sha256)
 
 
+def _streamed(path: str | Path) -> Profile | None:
+    """The profile read a piece at a time; None when it is not a current one read without a
+    problem (the whole-file reader then reads it, and words any error)."""
+    reader = _Reader(str(path), streamed=True)
+
+    def on_row(result: int, index: int, data: object) -> MeasurementRow | None:
+        if not isinstance(data, dict) or "case_index" not in data or "params" not in data:
+            raise NotStreamed("a row without its case and parameters")
+        where = ("results", result, "measurements", index)
+        return reader.row(data, where, (), {}, (), PROFILE_VERSION)
+
+    try:
+        with open(path, "rb") as fh:
+            doc, sha256 = walk_profile(fh, on_row)
+        if doc.get("format") != PROFILE_FORMAT or doc.get("version") != PROFILE_VERSION:
+            return None
+        return reader.profile(doc, sha256=sha256)
+    except (OSError, NotStreamed, ProfileError, RecursionError):
+        return None
+
+
 def parse_profile(data: object, *, source: str, sha256: str = "") -> Profile:
     """The records of a parsed profile document (any known version)."""
     return _Reader(source).profile(data, sha256=sha256)
 
 
+_ZERO = 0.0
+
+
+def _same_float(a: object, b: object) -> bool:
+    return type(a) is float and type(b) is float and a == b and str(a) == str(b)
+
+
+def _one_of(samples: tuple[float, ...], median: float | None) -> tuple[float, ...]:
+    """One sample equal to the median is the median's object (a million rows: 48 MB less)."""
+    if len(samples) == 1 and median is not None and _same_float(samples[0], median):
+        return (median,)
+    return samples
+
+
+def _stdev(value: float | None) -> float | None:
+    return _ZERO if _same_float(value, _ZERO) else value
+
+
 class _Reader(FieldReader):
     """Reads a profile document into its records (rows share equal values: `shared`)."""
 
-    def __init__(self, source: str, *, consume: bool = False) -> None:
+    def __init__(self, source: str, *, consume: bool = False, streamed: bool = False) -> None:
         super().__init__(source)
         self.consume = consume
         """Free each measurement's data once read (the document is the reader's own)."""
+        self.streamed = streamed
+        """The document's measurements are already records (harness/profiles/stream.py)."""
+        self._atoms: dict[tuple[type, Value], Value] = {}
+
+    def atom(self, value: object, where: Where) -> Value:
+        """An argument (`value`), one object for equal integers and strings: each row's
+        arguments repeat its case's and its parameters' few values."""
+        checked = self.value(value, where)
+        if type(checked) is int or type(checked) is str:
+            return self._atoms.setdefault((type(checked), checked), checked)
+        return checked
 
     # ------------------------------------------------------------ typed fields
 
@@ -172,6 +231,9 @@ class _Reader(FieldReader):
         raw_rows = self.array(r.get("measurements", []), at("measurements"))
         rows = []
         for i, v in enumerate(raw_rows):
+            if self.streamed:
+                rows.append(v)
+                continue
             rows.append(self.row(v, (*at("measurements"), i), arg_spec, env_spec, cases, version))
             if self.consume:
                 raw_rows[i] = None  # read: its data is freed as its record is made
@@ -224,7 +286,7 @@ class _Reader(FieldReader):
         def at(key: str) -> Where:
             return (*where, key)
 
-        args = self.args(m.get("args", []), at("args"))
+        args = self.each(m.get("args", []), at("args"), self.atom)
         env = self.env(m.get("env") or {}, at("env"))
         median = self.opt_finite(
             m.get("median", m.get("value")), at("median" if "median" in m else "value")
@@ -251,7 +313,7 @@ class _Reader(FieldReader):
         spread = self.opt_spread(m.get("spread"), at("spread"))
         argv = tuple(sys.intern(word) for word in self.texts(m.get("argv") or [], at("argv")))
         fixed, params = self.shared(fixed), self.shared(params)
-        args, env = self.shared(args), self.shared(env)
+        env = self.shared(env)  # (args differ from row to row: sharing them costs memory)
         if version == 0:
             # BatchLAS measured once per configuration: the value is the median of one sample.
             if median is None:
@@ -264,6 +326,8 @@ class _Reader(FieldReader):
                 env=env, spread=spread, median=median, samples=(median,), mean=median,
                 stdev=0.0, n=1,
             )  # fmt: skip
+        samples = self.each(m.get("samples") or [], at("samples"), self.finite)
+        mean = self.opt_finite(m.get("mean"), at("mean"))
         row = MeasurementRow(
             case_index=case_index,
             fixed=fixed,
@@ -273,9 +337,9 @@ class _Reader(FieldReader):
             env=env,
             spread=spread,
             median=median,
-            samples=self.each(m.get("samples") or [], at("samples"), self.finite),
-            mean=self.opt_finite(m.get("mean"), at("mean")),
-            stdev=self.opt_spread(m.get("stdev"), at("stdev")),
+            samples=_one_of(samples, median),
+            mean=median if _same_float(mean, median) else mean,
+            stdev=_stdev(self.opt_spread(m.get("stdev"), at("stdev"))),
             n=None if m.get("n") is None else self.index(m["n"], at("n")),
         )
         return read_row_evidence(self, m, where, row, self.params)
