@@ -67,3 +67,16 @@ def sf(t: float, df: float) -> float:
 def cdf(t: float, df: float) -> float:
     """P(T <= t)."""
     return sf(-t, df)
+
+
+def isf(p: float, df: float) -> float:
+    """The t with P(T > t) = p, for 0 < p < 1/2 (bisection on :func:`sf`, to 1e-9)."""
+    if not 0.0 < p < 0.5:
+        raise ValueError(f"p {p} must lie in (0, 0.5)")
+    lo, hi = 0.0, 1.0
+    while sf(hi, df) > p:
+        lo, hi = hi, hi * 2.0
+    while hi - lo > 1e-9 * hi:
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if sf(mid, df) > p else (lo, mid)
+    return hi

@@ -17,7 +17,11 @@ configuration led rejects; a union bound over the possible leaders gives the fac
 The race of a case ends when one configuration is left (``separated``), when every survivor
 is shown equivalent to the leader within the margin (``tie``: two one-sided tests per
 survivor at the look's level, so a tie claims, at the stated confidence, that none of the
-tied is more than the margin from the leader either way), or at the cap (``cap``).
+tied is more than the margin from the leader either way), or at the cap (``cap``); from the
+second look on, also as ``cap`` when the cap could decide none of the survivors' comparisons
+with the leader, were their differences to stay as they read (:func:`_futile`: a stop for
+futility, which drops nothing, so the drops' error is unchanged; the survivors are recorded
+as unbeaten).
 """
 
 from __future__ import annotations
@@ -307,11 +311,41 @@ def look(
         ):
             return CaseState(alive=survivors, leader=leader, decided="tie", rounds=rounds)
     judged = fitted is not None
+    others = [i for i in survivors if i != leader]
+    if (
+        fitted is not None
+        and rule.schedule[0] < rounds < rule.cap
+        and _futile(fitted, leader, others, rule, rounds)
+    ):
+        return CaseState(alive=survivors, leader=leader, decided="cap", rounds=rounds)
     if all(len(_as_rounds(samples[i])) >= rule.cap for i in survivors) or rounds >= rule.cap:
         return CaseState(
             alive=survivors, leader=leader, decided="cap", rounds=rounds, judged=judged
         )
     return CaseState(alive=survivors, leader=leader, decided=None, rounds=rounds, judged=judged)
+
+
+def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, rounds: int) -> bool:
+    """Whether the cap could decide none of the pairs (survivor, leader), were the differences
+    to stay as they read: at the cap a pair's standard error is this look's times
+    sqrt(rounds / cap), and neither the drop (|diff| / se) nor the equivalence
+    ((margin - |diff|) / se) would reach the cap look's critical t (stochastic curtailment for
+    futility: stopping so takes no chance to reject away from the drops' error, and never
+    drops anything)."""
+    if not others:
+        return False
+    margin = math.log1p(rule.margin_pct / 100.0)
+    shrink = math.sqrt(rounds / rule.cap)
+    df = fit_.df * (rule.cap - 1) / max(rounds - 1, 1)
+    critical = student_t.isf(rule.look_alpha / len(others), df)
+    for i in others:
+        diff, se, _ = _contrast(fit_, i, leader)
+        if se <= 0:
+            return False
+        at_cap = se * shrink
+        if max(abs(diff), margin - abs(diff)) / at_cap >= critical:
+            return False
+    return True
 
 
 def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:

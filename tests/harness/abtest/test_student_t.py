@@ -43,3 +43,11 @@ def test_a_sweeps_decisions_import_neither_scipy_nor_numpy() -> None:
     proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True,
                           text=True, check=True)  # fmt: skip
     assert proc.stdout.strip() == "[]", proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("p", "df", "want"), [(0.025, 10, 2.2281388519863), (0.0125, 1e5, 2.2414364830)]
+)
+def test_isf_inverts_the_tail(p: float, df: float, want: float) -> None:
+    assert student_t.isf(p, df) == pytest.approx(want, rel=1e-7)
+    assert student_t.sf(student_t.isf(p, df), df) == pytest.approx(p, rel=1e-6)

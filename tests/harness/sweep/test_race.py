@@ -368,3 +368,15 @@ def test_no_unbeaten_without_a_noise_estimate() -> None:
     assert d.decided == "cap" and d.unbeaten == ()
     two = [replace(r, samples=(r.median, r.median * 1.001), n=2) for r in rows]  # type: ignore[operator]
     assert decide_rows(two, "min", RaceRule(cap=2))[0].decided == "separated"
+
+
+def test_a_race_the_cap_cannot_decide_stops_for_futility() -> None:
+    """Two configurations 0.5 % apart at 3 % noise: ten rounds could neither separate them nor
+    show them within 1 %, so the case ends ``cap`` at a look before the cap (here the third,
+    round 8), both unbeaten."""
+    means = {(0, 0): 100.0, (0, 1): 100.5}
+    measure, calls = _measurer(means, 0.03, seed=2)
+    _, decisions = race_tasks([_task(0, 0), _task(0, 1)], measure, "min", RaceRule(cap=10))
+    d = decisions[0]
+    assert (d.decided, d.rounds, len(d.unbeaten)) == ("cap", 8, 2)
+    assert len(calls) == 16
