@@ -11,7 +11,8 @@
 #      timed runs as the GPU bench allows.
 # Each part's files go under $OUT/<part>/ and come back as one tarball per part.
 #
-#   PREBUILT=prebuilt bash scripts/device/ship_check.sh    (env: HEADER, TUNE_LIMIT)
+#   PREBUILT=prebuilt bash scripts/device/ship_check.sh    (env: HEADER, TUNE_LIMIT, REDUCE)
+# REDUCE=0 leaves part 3 out (the header's parts alone).
 source scripts/device/env.sh
 set +e
 HEADER=${HEADER:-include/benchspace/gemm_kernels.hh}
@@ -63,8 +64,12 @@ python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B
     --deadline-s 200 --cublas-lib "$CUBLAS_LIB" 2>&1 | tail -2
 # 3. the CUDA example.
 cp "$HEADER" /tmp/ship/driver/header.hh
-OUT=/tmp/ship/reduce TUNE_LIMIT=${TUNE_LIMIT:-120} JOBS=16 bash scripts/device/reduce_example.sh 2>&1 | tail -6
-for part in lib driver reduce; do (cd /tmp/ship/$part && tar -czf "$top/$part.tgz" .); done
+parts="lib driver"
+if [ "${REDUCE:-1}" != 0 ]; then
+  OUT=/tmp/ship/reduce TUNE_LIMIT=${TUNE_LIMIT:-120} JOBS=16 bash scripts/device/reduce_example.sh 2>&1 | tail -6
+  parts="$parts reduce"
+fi
+for part in $parts; do (cd /tmp/ship/$part && tar -czf "$top/$part.tgz" .); done
 cp /tmp/ship/device.json "$top/" 2>/dev/null
 ls -la "$top"
 echo "ship_check: $(( $(date +%s) - start )) s"
