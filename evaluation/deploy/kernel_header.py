@@ -120,10 +120,10 @@ def narrowed_log_y(
 
 def _origin(selector: DeployedSelector) -> str:
     trained = selector.trained_on
+    where = ", ".join(str(trained[k]) for k in ("gpu", "date") if trained.get(k)) or "?"
     return (
         f"selector {selector.name!r} ({Path(selector.source).name or 'in memory'} "
-        f"{selector.sha256[:12] or '-'}), trained on {trained.get('dataset', '?')} "
-        f"({trained.get('gpu', '?')}, {trained.get('date', '?')})"
+        f"{selector.sha256[:12] or '-'}), trained on {trained.get('dataset', '?')} ({where})"
     )
 
 

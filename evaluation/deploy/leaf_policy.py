@@ -4,9 +4,11 @@ cuBLASLt configuration, decided on measured training shapes (never on the shapes
 Per leaf, its training shapes (those of :class:`evaluation.deploy.cublas_evidence.
 CublasEvidence` that fall in it) give each option a same-round ratio to the cuBLASLt
 heuristic: the leaf's CUTLASS choice ``T(choice) / T(heuristic)``, a pinned key its measured
-ratio, ``cublas`` 1 by definition. An option is *reliable* on a leaf when it was measured at
-every training shape of the leaf, its geometric mean is at least ``1 + margin`` and its worst
-shape at least ``floor``. Policies:
+ratio, ``cublas`` 1 by definition. An option is *reliable* on a leaf when the leaf holds at
+least ``min_shapes`` training shapes, the option was measured at every one of them, its
+geometric mean is at least ``1 + margin`` and its worst shape at least ``floor``. One shape is
+not evidence: left out in turn (:mod:`evaluation.deploy.leaf_cv`), decisions taken on a single
+training shape lose at the shape left out. Policies:
 
 * ``cutlass``: every leaf keeps its kernel (the CUTLASS-only header);
 * ``heuristic``: a leaf keeps its kernel only where the kernel is reliable, else ``cublas`` —
@@ -43,6 +45,8 @@ class LeafRule:
     floor: float = 0.97
     pinned_margin: float = 0.01
     pinned_floor: float = 0.99
+    min_shapes: int = 2
+    """Training shapes a leaf needs before anything but ``cublas`` can be reliable there."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -78,44 +82,54 @@ def _cutlass_ratio(
     return np.asarray(joined["tflops"] / joined["heuristic_tflops"], dtype=np.float64)
 
 
+def decide_leaf(
+    choice: GemmChoice, mine: pd.DataFrame, evidence: CublasEvidence, rule: LeafRule
+) -> tuple[str, float]:
+    """What a leaf whose tree choice is ``choice`` runs, decided on its training shapes
+    ``mine`` (M, N, K, heuristic_tflops), and that option's training geometric mean."""
+    count = len(mine)
+    if rule.policy == "cutlass":
+        return choice.kernel, np.nan
+    options: dict[str, float] = {}
+    if count >= max(rule.min_shapes, 1):
+        if choice.kernel != CUBLAS:
+            g = _reliable(_cutlass_ratio(evidence, choice, mine), count, rule.margin, rule.floor)
+            if g is not None:
+                options[choice.kernel] = g
+        if rule.policy == "pinned":
+            here = evidence.configs.merge(mine[SHAPE], on=SHAPE, how="inner")
+            for key, rows in here.groupby("key", sort=True):
+                ratios = rows["ratio"].to_numpy(dtype=np.float64)
+                g = _reliable(ratios, count, rule.pinned_margin, rule.pinned_floor)
+                if g is not None:
+                    options[str(key)] = g
+    if not options:
+        return CUBLAS, 1.0
+    best = max(sorted(options), key=lambda k: options[k])
+    return best, options[best]
+
+
+def tag_leaves(dispatch: GemmDispatch, shapes: pd.DataFrame) -> pd.DataFrame:
+    """``shapes`` with the column ``leaf``: the tree node each shape falls in."""
+    points = shapes[SHAPE].to_numpy(dtype=np.int64)
+    leaf = dispatch.leaf_of(points) if len(points) else np.zeros(0, dtype=np.int64)
+    return shapes.assign(leaf=leaf)
+
+
 def decide_leaves(
     dispatch: GemmDispatch, evidence: CublasEvidence, rule: LeafRule
 ) -> list[LeafDecision]:
     """One decision per leaf of ``dispatch`` (whose leaves name CUTLASS kernels)."""
     if rule.policy not in POLICIES:
         raise ValueError(f"policy {rule.policy!r} is not one of {', '.join(POLICIES)}")
-    shapes = evidence.shapes
-    points = shapes[SHAPE].to_numpy(dtype=np.int64)
-    leaf = dispatch.leaf_of(points) if len(points) else np.zeros(0, dtype=np.int64)
-    tagged = shapes.assign(leaf=leaf)
-    configs = evidence.configs
+    tagged = tag_leaves(dispatch, evidence.shapes)
     out = []
     for node, n in enumerate(dispatch.tree.nodes):
         if n.dim != LEAF:
             continue
-        choice = dispatch.choices[n.choice]
         mine = tagged[tagged["leaf"] == node][[*SHAPE, "heuristic_tflops"]]
-        count = len(mine)
-        options: dict[str, float] = {}
-        if rule.policy == "cutlass":
-            out.append(LeafDecision(node=node, shapes=count, runs=choice.kernel, geomean=np.nan))
-            continue
-        if choice.kernel != CUBLAS:
-            g = _reliable(_cutlass_ratio(evidence, choice, mine), count, rule.margin, rule.floor)
-            if g is not None:
-                options[choice.kernel] = g
-        if rule.policy == "pinned" and count:
-            here = configs.merge(mine[SHAPE], on=SHAPE, how="inner")
-            for key, rows in here.groupby("key", sort=True):
-                ratios = rows["ratio"].to_numpy(dtype=np.float64)
-                g = _reliable(ratios, count, rule.pinned_margin, rule.pinned_floor)
-                if g is not None:
-                    options[str(key)] = g
-        if options:
-            best = max(sorted(options), key=lambda k: options[k])
-            out.append(LeafDecision(node=node, shapes=count, runs=best, geomean=options[best]))
-        else:
-            out.append(LeafDecision(node=node, shapes=count, runs=CUBLAS, geomean=1.0))
+        runs, g = decide_leaf(dispatch.choices[n.choice], mine, evidence, rule)
+        out.append(LeafDecision(node=node, shapes=len(mine), runs=runs, geomean=g))
     return out
 
 
@@ -158,8 +172,9 @@ def apply_decisions(
 def rule_text(rule: LeafRule, evidence: CublasEvidence, pinned: int) -> str:
     """The overview's sentence on how the leaves were decided."""
     kept = (
-        f"a leaf keeps its CUTLASS kernel only where, at every one of the {len(evidence.shapes)} "
-        f"{evidence.split} shapes of the measured data that fall in it, the kernel was timed "
+        f"a leaf keeps its CUTLASS kernel only where at least {rule.min_shapes} of the "
+        f"{len(evidence.shapes)} {evidence.split} shapes of the measured data fall in it and, "
+        "at every one of them, the kernel was timed "
         "in the same runs as the cuBLASLt heuristic and was ahead of it by "
         f"{100 * rule.margin:g} % in geometric mean and never below {rule.floor:g}x; every "
         "other leaf (one without such shapes too) names cublas"
