@@ -59,6 +59,7 @@ EXTRAS: dict[str, list[str]] = {
     "dev": [
         "benchspace[cutlass,plot,progress,parquet]",
         "pytest>=8",
+        "pytest-xdist>=3.5",
         "ruff>=0.6",
         "mypy>=1.10",
         "types-jsonschema",

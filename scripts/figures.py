@@ -73,6 +73,17 @@ FIGURES: dict[str, Figure] = {
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
     "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
+    "ship-check-v2-one-shape": Figure(
+        "python scripts/ship_summary.py evaluation/data/h200/ship_v2"
+    ),
+    "ship-check-v2": Figure("python scripts/ship_summary.py evaluation/data/h200/ship_v2b"),
+    "leaf-rule-cv": Figure("python scripts/leaf_rule_cv.py", fast=False),
+    "shipped-decision": Figure(
+        "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped"
+        " evaluation/data/models/h200_selector.json"
+        " evaluation/data/models/h200_selector_v2_train.json",
+        fast=False,
+    ),
     "reduce-held-out": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json --timed-in evaluation/data/h200/reduce/run_b/profile.json"
@@ -85,7 +96,8 @@ FIGURES: dict[str, Figure] = {
         fast=False,
     ),
     "header-check": Figure(
-        "benchspace cutlass header --check --dataset evaluation/data/h200/v2 --check-samples 1000",
+        "benchspace cutlass header --model evaluation/data/models/h200_selector.json --check"
+        " --dataset evaluation/data/h200/v2 --check-samples 1000",
         fast=False,
     ),
     "tune-shapes-report": Figure("benchspace cutlass tune-shapes --report evaluation/data/h200"),
@@ -191,7 +203,13 @@ def run(figure: Figure) -> str:
         argv = [sys.executable, *argv[1:]]
     env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "100", "NO_COLOR": "1"}
     proc = subprocess.run(
-        argv, cwd=ROOT, env=env, capture_output=True, text=True, check=False, timeout=600
+        argv,
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=600 if figure.fast else 3600,
     )
     if proc.returncode != 0:
         raise SystemExit(f"figures: `{figure.command}` failed ({proc.returncode}):\n{proc.stderr}")

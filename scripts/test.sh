@@ -15,4 +15,6 @@ bash scripts/check_headers.sh
 echo "== figures (the fast ones re-run; fail on drift)"
 python scripts/figures.py --check
 echo "== pytest"
-pytest -p no:cacheprovider "$@"
+# The tests run in parallel workers, one per core (pytest-xdist; a file's tests stay on one
+# worker); PYTEST_WORKERS=0 runs them in this process.
+pytest -p no:cacheprovider -n "${PYTEST_WORKERS:-auto}" --dist loadfile "$@"

@@ -76,15 +76,15 @@ def leave_one_out(dispatch: GemmDispatch, evidence: CublasEvidence, rule: LeafRu
     """``rule``'s figures on ``dispatch`` (CUTLASS leaves), each training shape left out."""
     tagged = tag_leaves(dispatch, evidence.shapes)
     ratios, moved = [], 0
-    for row in tagged.itertuples(index=False):
-        node = int(row.leaf)
+    columns = tagged[[*SHAPE, "leaf"]].to_numpy(dtype=np.int64)
+    for m, n, k, node in (tuple(int(v) for v in r) for r in columns):
         assert dispatch.tree.nodes[node].dim == LEAF
         choice = dispatch.choices[dispatch.tree.nodes[node].choice]
-        same = (tagged["M"] == row.M) & (tagged["N"] == row.N) & (tagged["K"] == row.K)
+        same = (tagged["M"] == m) & (tagged["N"] == n) & (tagged["K"] == k)
         others = tagged[(tagged["leaf"] == node) & ~same][[*SHAPE, "heuristic_tflops"]]
         runs, _ = decide_leaf(choice, others, evidence, rule)
         moved += runs != CUBLAS
-        ratios.append(_ratio_at(evidence, choice, runs, (int(row.M), int(row.N), int(row.K))))
+        ratios.append(_ratio_at(evidence, choice, runs, (m, n, k)))
     values = pd.Series(ratios, dtype=np.float64).dropna().to_numpy()
     return LeafCv(
         shapes=len(ratios),

@@ -23,15 +23,16 @@ class ShippedDecision:
 
 
 DECISION = ShippedDecision(
-    model="h200_selector.json",
+    model="h200_selector_v2_train.json",
     figure=(
-        "v1 until this held-out comparison has been run to the end; it names the better "
-        "of v1 and v2 by the mean regret of select on dataset v2's 64 evaluation shapes"
+        "the v2 selector trained on dataset v2's 240 training shapes; on its 64 held-out "
+        "evaluation shapes select's mean regret is the lower of v1 and v2 (evaluation/README.md, "
+        "the shipped-decision block)"
     ),
     command=(
         "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped "
-        "evaluation/data/models/h200_selector.json v2_train.json (v2_train.json: benchspace "
-        "cutlass train evaluation/data/h200/v2 --split train --out v2_train.json)"
+        "evaluation/data/models/h200_selector.json "
+        "evaluation/data/models/h200_selector_v2_train.json"
     ),
 )
 

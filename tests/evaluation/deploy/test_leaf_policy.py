@@ -46,18 +46,21 @@ def test_cutlass_kept_only_where_reliably_ahead_else_cublas_or_pinned() -> None:
          (64, 4096, 64, K2, 101.0)],  # K2 leaf: 1.01x: not 2 % ahead
         [(64, 4096, 64, PIN, 1.05), (4096, 64, 64, PIN, 0.98)],  # pinned: ahead in K2's leaf
     )  # fmt: skip
+    one = LeafRule(policy="pinned", min_shapes=1)  # K2's leaf holds a single training shape
     runs = [d.runs for d in decide_leaves(base, evidence, LeafRule(policy="heuristic"))]
     assert runs == [K1, CUBLAS, CUBLAS]
-    runs = [d.runs for d in decide_leaves(base, evidence, LeafRule(policy="pinned"))]
+    runs = [d.runs for d in decide_leaves(base, evidence, one)]
     assert runs == [K1, PIN, CUBLAS]  # 0.98 at the cublas leaf's shape: below the floor
-    dispatch = policy_dispatch(base, evidence, "pinned")
+    # by default one shape is not evidence: the pinned leaf goes back to cublas
+    assert [d.runs for d in decide_leaves(base, evidence, LeafRule())] == [K1, CUBLAS, CUBLAS]
+    dispatch = policy_dispatch(base, evidence, "pinned", one)
     assert [p.key for p in dispatch.pinned] == [PIN] and dispatch.cublaslt_version == 130100
     assert dispatch.kernels[-2:] == (dispatch.pinned[0].enum_name, CUBLAS)
     assert K2 not in dispatch.kernels  # no leaf runs it any more
     text = render_gemm_header(dispatch)
-    assert "kNumPinned = 1;" in text and "ahead of it by 2 % in geometric mean" in text.replace(
-        "\n// ", " "
-    )
+    flat = text.replace("\n// ", " ")
+    assert "kNumPinned = 1;" in text and "ahead of it by 2 % in geometric mean" in flat
+    assert "only where at least 1 of the" in flat
     # the held-out figures: K1 measured, the pinned key not measured at the new shape
     held = _evidence([(32, 32, 32, K1, 120.0)], [(16, 2048, 64, PIN + "x", 1.1)])
     table = per_shape(header_choices(dispatch, held), held)
@@ -77,3 +80,23 @@ def test_config_ratios_are_same_run_and_keyed() -> None:
     out = config_ratios(rows).set_index("key")["ratio"]
     assert out[PIN] == np.exp((np.log(1.1) + np.log(1.2)) / 2)  # geomean over the two runs
     assert out["cublaslt:" + ";".join(HEUR.split(";")[:9])] == 1.0
+
+
+def test_leave_one_out_reads_each_shape_with_its_leaf_decided_without_it() -> None:
+    from benchspace.evaluation.deploy.leaf_cv import leave_one_out
+
+    base = synthetic_dispatch()  # M <= 1024: N <= 1024 -> K1, else K2; M > 1024 cublas
+    evidence = _evidence(
+        [(64, 64, 64, K1, 110.0), (128, 128, 128, K1, 104.0), (256, 256, 256, K1, 90.0),
+         (64, 4096, 64, K2, 101.0)],
+        [(64, 4096, 64, PIN, 1.05)],
+    )  # fmt: skip
+    rule = LeafRule(policy="pinned", min_shapes=1)
+    cv = leave_one_out(base, evidence, rule)
+    # K1's leaf: each shape judged on the other two (110 and 104 reliable -> K1 at 256: 0.90;
+    # with 90 among the two, not reliable -> cublas 1.0); K2's leaf: nothing left -> cublas
+    assert (cv.shapes, cv.measured, cv.below_floor, cv.not_cublas) == (4, 4, 1, 1)
+    assert cv.worst == 0.9 and abs(cv.geomean - 0.9**0.25) < 1e-12
+    assert "at least 1 training shapes per leaf" in cv.line(rule)
+    strict = leave_one_out(base, evidence, LeafRule(policy="pinned", min_shapes=3))
+    assert (strict.geomean, strict.not_cublas) == (1.0, 0)  # no leaf keeps 3 shapes left
