@@ -2,7 +2,7 @@
 """How many training shapes a leaf of the shipped GEMM header needs before it may leave the
 cuBLASLt heuristic: the shipped selector's tree (as ``scripts/check_headers.sh`` grows it),
 and per ``min_shapes`` the leave-one-out figures on dataset v2's training shapes
-(:mod:`evaluation.deploy.leaf_cv`); nothing here reads the evaluation shapes.
+(:func:`evaluation.deploy.leaf_policy.leave_one_out`); nothing here reads the evaluation shapes.
 
     python scripts/leaf_rule_cv.py [--min-shapes 1 2 3]     (several minutes on 2 cores)
 """
@@ -22,8 +22,7 @@ from benchspace.evaluation.deploy.kernel_header import (  # noqa: E402
     GemmHeaderSpec,
     choose_dispatch,
 )
-from benchspace.evaluation.deploy.leaf_cv import leave_one_out  # noqa: E402
-from benchspace.evaluation.deploy.leaf_policy import LeafRule  # noqa: E402
+from benchspace.evaluation.deploy.leaf_policy import LeafRule, leave_one_out  # noqa: E402
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector  # noqa: E402
 
 

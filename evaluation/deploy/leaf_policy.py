@@ -7,7 +7,7 @@ heuristic: the leaf's CUTLASS choice ``T(choice) / T(heuristic)``, a pinned key 
 ratio, ``cublas`` 1 by definition. An option is *reliable* on a leaf when the leaf holds at
 least ``min_shapes`` training shapes, the option was measured at every one of them, its
 geometric mean is at least ``1 + margin`` and its worst shape at least ``floor``. One shape is
-not evidence: left out in turn (:mod:`evaluation.deploy.leaf_cv`), decisions taken on a single
+not evidence: left out in turn (:func:`leave_one_out`), decisions taken on a single
 training shape lose at the shape left out. Policies:
 
 * ``cutlass``: every leaf keeps its kernel (the CUTLASS-only header);
@@ -15,6 +15,12 @@ training shape lose at the shape left out. Policies:
   a leaf without training shapes included, for there CUTLASS is not known to be ahead;
 * ``pinned``: as ``heuristic``, and then the reliable option with the best geometric mean
   among the kernel and the keys measured at all the leaf's shapes wins (``cublas`` when none).
+
+Judging a rule on the training shapes alone (:func:`leave_one_out`): each shape is left out
+in turn, its leaf decided on the leaf's other training shapes, and the option so chosen is
+read at the shape left out (``cublas`` 1; a kernel or a pinned key never timed there: not
+measured). Nothing there looks at the evaluation shapes, so a rule can be chosen by those
+figures and then judged on them.
 
 Pure.
 """
@@ -198,3 +204,80 @@ def policy_dispatch(
     rule = dataclasses.replace(rule or LeafRule(), policy=policy)
     out = apply_decisions(base, decide_leaves(base, evidence, rule), evidence.cublaslt_version)
     return dataclasses.replace(out, leaf_rule=rule_text(rule, evidence, len(out.pinned)))
+
+
+FLOOR = 0.95
+"""A shape below this ratio to the heuristic counts as a loss (the shipped header's goal)."""
+
+
+@dataclass(frozen=True, kw_only=True, slots=True)
+class LeafCv:
+    """A leaf rule's leave-one-shape-out figures on the training shapes."""
+
+    shapes: int
+    measured: int
+    geomean: float
+    """Ratio to the heuristic at the shapes left out, geometric mean over the measured ones."""
+    worst: float
+    below_floor: int
+    not_cublas: int
+    """Shapes left out whose leaf, decided without them, runs something other than cublas."""
+
+    def line(self, rule: LeafRule) -> str:
+        """One line of the figures, naming the rule."""
+        return (
+            f"leaf rule ({rule.policy}, at least {rule.min_shapes} training shapes per leaf) "
+            f"left one out at a time on the {self.shapes} training shapes: ratio to the "
+            f"heuristic at the shape left out {self.geomean:.4f} geomean (worst {self.worst:.4f}; "
+            f"{self.below_floor} below {FLOOR:g}x; measured {self.measured} of {self.shapes}; "
+            f"{self.not_cublas} not sent to cublas)"
+        )
+
+
+def _ratio_at(
+    evidence: CublasEvidence, choice: GemmChoice, runs: str, shape: tuple[int, int, int]
+) -> float:
+    m, n, k = shape
+    if runs == CUBLAS:
+        return 1.0
+    if runs.startswith("cublaslt:"):
+        c = evidence.configs
+        hit = c[(c["M"] == m) & (c["N"] == n) & (c["K"] == k) & (c["key"] == runs)]
+        return float(hit["ratio"].iloc[0]) if len(hit) else np.nan
+    c, s = evidence.cutlass, evidence.shapes
+    hit = c[
+        (c["M"] == m)
+        & (c["N"] == n)
+        & (c["K"] == k)
+        & (c["kernel"] == choice.kernel)
+        & (c["raster"] == choice.raster)
+        & (c["swizzle"].astype(int) == choice.swizzle)
+    ]
+    heur = s[(s["M"] == m) & (s["N"] == n) & (s["K"] == k)]["heuristic_tflops"]
+    if not len(hit) or not len(heur):
+        return np.nan
+    return float(hit["tflops"].iloc[0]) / float(heur.iloc[0])
+
+
+def leave_one_out(dispatch: GemmDispatch, evidence: CublasEvidence, rule: LeafRule) -> LeafCv:
+    """``rule``'s figures on ``dispatch`` (CUTLASS leaves), each training shape left out."""
+    tagged = tag_leaves(dispatch, evidence.shapes)
+    ratios, moved = [], 0
+    columns = tagged[[*SHAPE, "leaf"]].to_numpy(dtype=np.int64)
+    for m, n, k, node in (tuple(int(v) for v in r) for r in columns):
+        assert dispatch.tree.nodes[node].dim == LEAF
+        choice = dispatch.choices[dispatch.tree.nodes[node].choice]
+        same = (tagged["M"] == m) & (tagged["N"] == n) & (tagged["K"] == k)
+        others = tagged[(tagged["leaf"] == node) & ~same][[*SHAPE, "heuristic_tflops"]]
+        runs, _ = decide_leaf(choice, others, evidence, rule)
+        moved += runs != CUBLAS
+        ratios.append(_ratio_at(evidence, choice, runs, (m, n, k)))
+    values = pd.Series(ratios, dtype=np.float64).dropna().to_numpy()
+    return LeafCv(
+        shapes=len(ratios),
+        measured=len(values),
+        geomean=float(np.exp(np.mean(np.log(values)))) if len(values) else np.nan,
+        worst=float(values.min()) if len(values) else np.nan,
+        below_floor=int((values < FLOOR).sum()),
+        not_cublas=moved,
+    )

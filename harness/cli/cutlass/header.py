@@ -370,12 +370,11 @@ def _grow(args: argparse.Namespace, selector: Any, spec: GemmHeaderSpec) -> Any:
         selector, spec, args.layout, max(args.runners_up, 0), cublas_leaves=evidence is None
     )
     if evidence is not None:
-        from benchspace.evaluation.deploy.leaf_cv import leave_one_out
-        from benchspace.evaluation.deploy.leaf_policy import LeafRule, policy_dispatch
+        from benchspace.evaluation.deploy import leaf_policy
 
-        rule = LeafRule(policy=args.leaf_policy)
-        print(leave_one_out(dispatch, evidence, rule).line(rule))
-        dispatch = policy_dispatch(dispatch, evidence, args.leaf_policy, rule)
+        rule = leaf_policy.LeafRule(policy=args.leaf_policy)
+        print(leaf_policy.leave_one_out(dispatch, evidence, rule).line(rule))
+        dispatch = leaf_policy.policy_dispatch(dispatch, evidence, args.leaf_policy, rule)
     return dispatch
 
 

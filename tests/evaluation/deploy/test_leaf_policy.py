@@ -83,7 +83,7 @@ def test_config_ratios_are_same_run_and_keyed() -> None:
 
 
 def test_leave_one_out_reads_each_shape_with_its_leaf_decided_without_it() -> None:
-    from benchspace.evaluation.deploy.leaf_cv import leave_one_out
+    from benchspace.evaluation.deploy.leaf_policy import leave_one_out
 
     base = synthetic_dispatch()  # M <= 1024: N <= 1024 -> K1, else K2; M > 1024 cublas
     evidence = _evidence(
