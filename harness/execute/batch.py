@@ -11,8 +11,9 @@ configuration without a row and the rest continue in a new process.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import islice
 from typing import Any
 
 from benchspace.harness.errors import BenchspaceError
@@ -208,3 +209,20 @@ def make_batches(
             chunk = tuple(members[start : start + size])
             batches.append(Batch(param=param, members=chunk, position=position))
     return batches
+
+
+BATCH_WINDOW = 16
+"""Batches' worth of invocations `stream_batches` groups at a time."""
+
+
+def stream_batches(
+    invocations: Iterable[Invocation], *, param: str, size: int, position: int
+) -> Iterator[Batch]:
+    """`make_batches` over consecutive windows of ``BATCH_WINDOW * size`` invocations, made as
+    they are asked for: a sweep holds a window of invocations, not the whole plan. A plan
+    lists a case's configurations together (repeats apart), so the windows' batches are the
+    whole list's."""
+    source = iter(invocations)
+    window = max(BATCH_WINDOW * size, 1)
+    while chunk := list(islice(source, window)):
+        yield from make_batches(chunk, param=param, size=size, position=position)

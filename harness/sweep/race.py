@@ -16,6 +16,7 @@ from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement, Value
 from benchspace.harness.plan import Config, PreTunePlan, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
+from benchspace.harness.profiles.row_table import RowTable
 from benchspace.harness.profiles.scoring import score_configs, winner
 from benchspace.harness.sweep.decide import (
     CaseState,
@@ -306,11 +307,14 @@ def decide_rows(
     """Each case's decision from a profile's rows as they stand (one look at the end): what a
     sweep with a fixed repeat count, or a confirmation, records."""
     by_case: dict[int, list[MeasurementRow]] = {}
-    for row in rows:
-        if row.samples:
-            by_case.setdefault(row.case_index, []).append(row)
+    if not isinstance(rows, RowTable):
+        for row in rows:
+            if row.samples:
+                by_case.setdefault(row.case_index, []).append(row)
     out = {}
-    for c, case_rows in by_case.items():
+    # A sweep's table is made one case at a time (its rows are in case order, with values).
+    groups = rows.cases() if isinstance(rows, RowTable) else by_case.items()
+    for c, case_rows in groups:
         tasks = [
             Task(bench="", case_index=c, phase="main", config=make_config(r.params))
             for r in case_rows
@@ -346,7 +350,11 @@ def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -
         known = [r.decided for r in bests if r.decided is not None]
         if known:
             weakest = max(known, key=lambda v: _RANK.get(v.decided, 2))
-            samples = sum(r.n or 0 for r in result.rows if _same(r, best))
+            rows = result.rows
+            if isinstance(rows, RowTable):
+                samples = rows.samples_of(best.params)
+            else:
+                samples = sum(r.n or 0 for r in rows if _same(r, best))
             best = replace(
                 best,
                 decided=Verdict(
