@@ -211,7 +211,7 @@ def make_batches(
     return batches
 
 
-BATCH_WINDOW = 16
+BATCH_WINDOW = 4
 """Batches' worth of invocations `stream_batches` groups at a time."""
 
 

@@ -134,17 +134,19 @@ class RowTable(LazyRows):
         """Each row's aggregate, in order."""
         return (_aggregate(cell) for cell in self._cells)
 
-    def cases(self) -> Iterator[tuple[int, list[MeasurementRow]]]:
-        """The rows case by case (one case's rows made at a time)."""
-        group: list[MeasurementRow] = []
+    def case_samples(self) -> Iterator[tuple[int, list[tuple[Config, list[float]]]]]:
+        """Case by case, each row's configuration and samples (rows with a value only)."""
+        group: list[tuple[Config, list[float]]] = []
         case: int | None = None
-        for row in self:
-            if row.case_index != case and group:
+        for task, _, _, _, *samples in self._cells:
+            if not samples:
+                continue
+            if task.case_index != case and group:
                 assert case is not None
                 yield case, group
                 group = []
-            case = row.case_index
-            group.append(row)
+            case = task.case_index
+            group.append((task.config, samples))
         if group:
             assert case is not None
             yield case, group

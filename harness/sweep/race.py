@@ -9,7 +9,7 @@ stopped and a decided case is not raced again. The statistics are harness/sweep/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from benchspace.harness.errors import UsageError
@@ -306,20 +306,20 @@ def decide_rows(
 ) -> dict[int, CaseDecision]:
     """Each case's decision from a profile's rows as they stand (one look at the end): what a
     sweep with a fixed repeat count, or a confirmation, records."""
-    by_case: dict[int, list[MeasurementRow]] = {}
-    if not isinstance(rows, RowTable):
+    groups: Iterable[tuple[int, list[tuple[Config, list[float]]]]]
+    if isinstance(rows, RowTable):
+        groups = rows.case_samples()  # a sweep's table, one case at a time
+    else:
+        by_case: dict[int, list[tuple[Config, list[float]]]] = {}
         for row in rows:
             if row.samples:
-                by_case.setdefault(row.case_index, []).append(row)
+                entry = (make_config(row.params), list(row.samples))
+                by_case.setdefault(row.case_index, []).append(entry)
+        groups = by_case.items()
     out = {}
-    # A sweep's table is made one case at a time (its rows are in case order, with values).
-    groups = rows.cases() if isinstance(rows, RowTable) else by_case.items()
-    for c, case_rows in groups:
-        tasks = [
-            Task(bench="", case_index=c, phase="main", config=make_config(r.params))
-            for r in case_rows
-        ]
-        values = [list(r.samples) for r in case_rows]
+    for c, entries in groups:
+        tasks = [Task(bench="", case_index=c, phase="main", config=config) for config, _ in entries]
+        values = [samples for _, samples in entries]
         out[c] = _decision(final_state(values, direction, rule), tasks, values, rule)
     return out
 
