@@ -11,6 +11,7 @@ time). The rows are those `bench_result` makes from the same attempts.
 from __future__ import annotations
 
 import sys
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, overload
@@ -60,11 +61,21 @@ class RowCollector:
     """Folds a main sweep's attempts, told as (position among the invocations, attempt): the
     invocations are every task of ``tasks`` per repeat, repeat after repeat."""
 
-    def __init__(self, tasks: Sequence[Task]) -> None:
-        self.tasks = tasks
+    def __init__(self, tasks: Sequence[Task], order: Sequence[int] | None = None) -> None:
+        self.tasks: Sequence[Task] = tasks if order is None else [tasks[i] for i in order]
+        """The tasks in the order they are measured: ``order`` (positions in ``tasks``), or
+        as given."""
+        self._order = None if order is None else array("q", order)
         self._parts: list[Part | list[Part] | None] = [None] * len(tasks)
         self.failures: list[tuple[int, Measurement]] = []
         """The failed attempts with their positions (the profile lists them in plan order)."""
+
+    def plan_position(self, position: int) -> int:
+        """Where an invocation measured at ``position`` stands in the plan's own order."""
+        if self._order is None:
+            return position
+        n = len(self.tasks)
+        return position // n * n + self._order[position % n]
 
     def add(self, position: int, m: Measurement) -> None:
         """Fold one attempt (already filed under its task's case and parameters)."""
@@ -184,7 +195,8 @@ def table_result(
                 bests[agg.case_index] = agg
         if (agg.case_index, agg.config) in wanted:
             found[agg.case_index, agg.config] = agg
-    main_failures = [m for _, m in sorted(collector.failures, key=lambda pm: pm[0])]
+    ordered = sorted(collector.failures, key=lambda pm: collector.plan_position(pm[0]))
+    main_failures = [m for _, m in ordered]
     failures = [failure_of(m) for m in pre_measurements if not m.ok]
     failures += [failure_of(m) for m in main_failures]
     return assemble(

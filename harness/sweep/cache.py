@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from itertools import islice
 
-from benchspace.harness.execute.batch import stream_batches
+from benchspace.harness.execute.batch import make_batches, stream_batches
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor, Job
 from benchspace.harness.execute.invoke import Invocation
@@ -192,13 +192,6 @@ class Sweep:
             gc.freeze()
             self._unfrozen = 0
 
-    def _jobs(self, todo: Iterator[Invocation], batching: Batching | None) -> Iterable[Job]:
-        if batching is None:
-            return todo
-        return stream_batches(
-            todo, param=batching.param, size=batching.size, position=batching.position
-        )
-
     def _ran(self, m: Measurement) -> None:
         for change in take_changes():
             self.progress.note(change.line())
@@ -223,9 +216,9 @@ class Sweep:
     ) -> list[Measurement]:
         """Measure invocations, reusing finished attempts unless ``rerun``; all are stored.
 
-        Invocations are built, looked up in the store (a slice of the plan at a time) and
-        handed to the executor as it asks for them (batched ones a window at a time): in a
-        serial sweep that work happens while the previous benchmark runs."""
+        Unbatched invocations are built, looked up in the store (a slice of the plan at a
+        time) and handed to the executor one at a time, as it asks for them: in a serial sweep
+        that work happens while the previous benchmark runs."""
         # (cache key, case, params, phase): what a stored attempt is re-stamped with, not the
         # whole invocation.
         seen: list[tuple[str, int, Mapping[str, object], str]] = []
@@ -250,7 +243,12 @@ class Sweep:
                     asked[_config_of(inv)] = key
                     yield inv
 
-        for ms in self.executor.run(self._jobs(todo(), batching)):
+        jobs: Iterable[Job] = todo()
+        if batching is not None:
+            jobs = make_batches(
+                list(todo()), param=batching.param, size=batching.size, position=batching.position
+            )
+        for ms in self.executor.run(jobs):
             self._record(ms)
             for m in ms:
                 results[asked.get(_config_of(m), m.cache_key)] = m
@@ -269,7 +267,8 @@ class Sweep:
     ) -> None:
         """`measure`, each answer handed to ``sink`` as it comes (with its position among the
         invocations) instead of all returned at the end: the sweep holds the invocations in
-        flight, not every attempt (a plan of 10^6 configurations)."""
+        flight, not every attempt (a plan of 10^6 configurations). Batched invocations must
+        come batch by batch (`batch_order`): each batch is made as the executor asks."""
         waiting: dict[str, list[tuple[int, int, Mapping[str, object], str]]] = {}
         done = KeySet()
         """The keys answered so far (the attempts themselves are in the store)."""
@@ -307,7 +306,12 @@ class Sweep:
                     asked[_config_of(inv)] = key
                     yield inv
 
-        for ms in self.executor.run(self._jobs(todo(), batching)):
+        jobs: Iterable[Job] = todo()
+        if batching is not None:
+            jobs = stream_batches(
+                todo(), param=batching.param, size=batching.size, position=batching.position
+            )
+        for ms in self.executor.run(jobs):
             self._record(ms)
             for m in ms:
                 key = asked.pop(_config_of(m), m.cache_key)

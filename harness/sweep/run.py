@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute.batch import batch_order
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor
 from benchspace.harness.execute.invoke import (
@@ -278,11 +279,13 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
         sweep.progress.set_label(bench.name)
         if options.racing is None and options.confirm is None:
             # Folded as it is measured: nothing holds every attempt (10^6 configurations).
-            collector = RowCollector(plan.tasks)
+            batching = batching_of(bench)  # a batch's members measured one after another
+            order = None if batching is None else batch_order(bench, plan.tasks, batching.param)
+            collector = RowCollector(plan.tasks, order)
             invs = _invocations(
-                bench, plan.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options
+                bench, collector.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options
             )
-            sweep.measure_into(invs, collector.add, batching_of(bench))
+            sweep.measure_into(invs, collector.add, batching)
             result = table_result(
                 bench,
                 plan=plan,
