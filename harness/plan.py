@@ -33,7 +33,7 @@ def make_config(values: Mapping[str, ParamValue]) -> Config:
     return tuple(sorted(values.items()))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, slots=True)
 class Task:
     """One configuration of one case, to be measured ``repeats`` times."""
 
@@ -148,6 +148,7 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
     legal: dict[Config, tuple[int, ...]] = {}
     tasks: list[Task] = []
     seen: set[tuple[int, Config]] = set()
+    shared: dict[Config, Config] = {}
     candidates = _candidates(bench.cases, grid)
     pivot = max(grid, key=lambda k: len(grid[k])) if grid else None
     checks = [
@@ -167,7 +168,10 @@ def plan_main(bench: Bench, resolved: Mapping[str, ParamValue]) -> MainPlan:
             ok_cases.append(case.index)
             values = {key: combo[key] for key in case.tune if key in combo}
             values.update(resolved_items)
+            # One tuple per distinct configuration, shared by the cases that run it (a plan of
+            # 10^6 tasks holds far fewer configurations).
             config = make_config(values)
+            config = shared.setdefault(config, config)
             if (case.index, config) in seen:
                 continue
             seen.add((case.index, config))

@@ -270,6 +270,35 @@ class Store:
         )
         return {m.cache_key: m for m in self._read(query, (bench,))}
 
+    def latest_of(self, bench: str, keys: Sequence[str]) -> dict[str, tuple[int, Measurement]]:
+        """`latest` for these cache keys only, each with its row id (a sweep asks for its plan
+        a slice at a time instead of holding the bench's every attempt)."""
+        out: dict[str, tuple[int, Measurement]] = {}
+        for start in range(0, len(keys), _KEYS_PER_QUERY):
+            part = list(keys[start : start + _KEYS_PER_QUERY])
+            marks = ", ".join("?" * len(part))
+            query = (
+                f"SELECT id, {', '.join(_COLUMNS)} FROM attempts WHERE id IN (SELECT MAX(id) "
+                f"FROM attempts WHERE cache_key IN ({marks}) AND bench = ? AND status != "
+                "'unavailable' GROUP BY cache_key)"
+            )
+            try:
+                rows = self._db.execute(query, (*part, bench)).fetchall()
+            except sqlite3.DatabaseError as exc:
+                raise damaged_file(self.path, exc) from None
+            for row, m in zip(rows, read_rows(self.path, iter(rows)), strict=True):
+                out[m.cache_key] = (int(row[0]), m)
+        return out
+
+    def last_id(self) -> int:
+        """The row id of the newest attempt (0 in an empty store): attempts stored later have
+        larger ids."""
+        try:
+            row = self._db.execute("SELECT MAX(id) FROM attempts").fetchone()
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
+        return int(row[0] or 0)
+
     def attempts(self, bench: str | None = None) -> Iterator[Measurement]:
         """Every attempt in insertion order, optionally for one bench."""
         query = f"SELECT id, {', '.join(_COLUMNS)} FROM attempts"
@@ -294,6 +323,10 @@ class Store:
             return int(self._db.execute("SELECT COUNT(*) FROM attempts").fetchone()[0])
         except sqlite3.DatabaseError as exc:
             raise damaged_file(self.path, exc) from None
+
+
+_KEYS_PER_QUERY = 500
+"""Cache keys per ``latest_of`` query (SQLite allows 999 parameters in older builds)."""
 
 
 CHECKPOINT_ROWS = 256

@@ -11,16 +11,18 @@ configuration without a row and the rest continue in a new process.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from benchspace.harness.errors import BenchspaceError
-from benchspace.harness.execute.invoke import Invocation
+from benchspace.harness.execute.invoke import Invocation, resolve_values
 from benchspace.harness.execute.metric_check import check_value
 from benchspace.harness.execute.process import run_process
 from benchspace.harness.execute.readers import Row, metric_of, read_output
 from benchspace.harness.measurement import Measurement, Status
+from benchspace.harness.plan import Task
+from benchspace.harness.spaces.model import Bench
 from benchspace.harness.values import render_value
 
 #: A row field that, when present and not ``ok``, makes the configuration a failure.
@@ -193,14 +195,26 @@ def _last_running(
     return by_name.get(names[-1])
 
 
+def _key(
+    bench: str,
+    case_index: int,
+    repeat: int,
+    params: Mapping[str, object],
+    env: Mapping[str, str | None],
+    param: str,
+) -> tuple[object, ...]:
+    """What the members of a batch share: everything but the batched parameter."""
+    others = tuple(sorted((k, repr(v)) for k, v in params.items() if k != param))
+    return (bench, case_index, repeat, others, tuple(sorted(env.items())))
+
+
 def make_batches(
     invocations: Sequence[Invocation], *, param: str, size: int, position: int
 ) -> list[Batch]:
     """Group invocations that differ only in ``param`` into batches of at most ``size``."""
     groups: dict[tuple[object, ...], list[Invocation]] = {}
     for inv in invocations:
-        others = tuple(sorted((k, repr(v)) for k, v in inv.params.items() if k != param))
-        key = (inv.bench, inv.case_index, inv.repeat, others, tuple(sorted(inv.env.items())))
+        key = _key(inv.bench, inv.case_index, inv.repeat, inv.params, inv.env, param)
         groups.setdefault(key, []).append(inv)
     batches = []
     for members in groups.values():
@@ -208,3 +222,35 @@ def make_batches(
             chunk = tuple(members[start : start + size])
             batches.append(Batch(param=param, members=chunk, position=position))
     return batches
+
+
+def batch_order(bench: Bench, tasks: Sequence[Task], param: str) -> list[int]:
+    """The tasks' positions in the order `make_batches` runs their invocations (of one
+    repeat): grouped as batches group them, groups in order of first appearance. A plan lists
+    its tasks combo by combo, so one case's configurations lie far apart; in this order each
+    batch's members are consecutive."""
+    groups: dict[tuple[object, ...], list[int]] = {}
+    for i, task in enumerate(tasks):
+        params = task.params()
+        env = bench.render_env(resolve_values(bench.cases[task.case_index], params))
+        groups.setdefault(_key(bench.name, task.case_index, 0, params, env, param), []).append(i)
+    return [i for members in groups.values() for i in members]
+
+
+def stream_batches(
+    invocations: Iterable[Invocation], *, param: str, size: int, position: int
+) -> Iterator[Batch]:
+    """`make_batches` of invocations whose batches' members come consecutively (tasks in
+    `batch_order`, repeat after repeat), each batch made as it is asked for: a sweep holds
+    one batch of invocations, not the whole plan."""
+    run: list[Invocation] = []
+    current: tuple[object, ...] | None = None
+    for inv in invocations:
+        key = _key(inv.bench, inv.case_index, inv.repeat, inv.params, inv.env, param)
+        if run and (key != current or len(run) >= size):
+            yield Batch(param=param, members=tuple(run), position=position)
+            run = []
+        current = key
+        run.append(inv)
+    if run:
+        yield Batch(param=param, members=tuple(run), position=position)

@@ -11,7 +11,7 @@ import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from benchspace.harness.errors import BenchspaceError
@@ -159,6 +159,12 @@ def build_argv_env(
     return tuple(argv), bench.render_env(values)
 
 
+@lru_cache(maxsize=16)
+def _absolute(path: Path, cwd: str) -> str:
+    """``path`` made absolute from ``cwd`` (asked once per invocation of a sweep)."""
+    return str(path if path.is_absolute() else Path(cwd) / path)
+
+
 def build_invocation(
     bench: Bench,
     task: Task,
@@ -197,6 +203,6 @@ def build_invocation(
         host=options.host,
         device=options.device,
         direction=bench.direction,
-        build_dir=str(options.build_dir.absolute()) if str(options.build_dir) else "",
+        build_dir=_absolute(options.build_dir, os.getcwd()) if str(options.build_dir) else "",
         fixed=dict(case.fixed),
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -133,6 +133,21 @@ class MeasurementRow:
         return self.stdev / math.sqrt(self.n) / self.median
 
 
+class LazyRows(Sequence[MeasurementRow]):
+    """Rows made when read, not held (a large sweep's, harness/profiles/row_table.py)."""
+
+    __slots__ = ()
+
+    def valued(self) -> Sequence[MeasurementRow]:
+        """The rows with a value."""
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and tuple(self) == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class TopCase:
     """One case of a leaderboard entry: the configuration's value there."""
@@ -232,7 +247,8 @@ class BenchResult:
     best: TopEntry | None = None
     top: tuple[TopEntry, ...] = ()
     per_case_best: tuple[MeasurementRow, ...] = ()
-    measurements: tuple[MeasurementRow, ...] = ()
+    measurements: Sequence[MeasurementRow] = ()
+    """A tuple, or (from a sweep) `LazyRows`."""
     coverage: Coverage = field(default_factory=lambda: Coverage(complete=False, note=""))
     _by_case: dict[bool, dict[int, tuple[MeasurementRow, ...]]] = field(
         default_factory=dict, init=False, repr=False, compare=False
@@ -240,9 +256,11 @@ class BenchResult:
     """``case_rows``'s index (main sweep: False, pre_tune phases: True), built on first use."""
 
     @property
-    def rows(self) -> tuple[MeasurementRow, ...]:
+    def rows(self) -> Sequence[MeasurementRow]:
         """The measured configurations with a value (at least one successful repeat), less
         those a confirmation left out (the rows it re-timed are the evidence)."""
+        if isinstance(self.measurements, LazyRows):
+            return self.measurements.valued()  # a sweep's rows: none confirmed or not
         return tuple(
             m for m in self.measurements if m.median is not None and m.confirmed is not False
         )

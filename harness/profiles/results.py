@@ -3,17 +3,18 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
-from benchspace.harness.measurement import Measurement
-from benchspace.harness.plan import Config, MainPlan
+from benchspace.harness.measurement import Measurement, RepeatSummary
+from benchspace.harness.plan import Config, MainPlan, PreTunePlan
 from benchspace.harness.profiles.batchlas import positional_args
 from benchspace.harness.profiles.model import (
     BenchResult,
     Coverage,
     Failure,
     MeasurementRow,
+    PhaseTableRow,
     PreTunePhaseResult,
     Profile,
     ProfileMeta,
@@ -85,7 +86,34 @@ def bench_result(
     """The profile entry of one bench (BatchLAS's keys plus spread, coverage and failures)."""
     aggs = aggregate([m for m in measurements if m.phase == "main"])
     ordered = in_order(aggs)
-    bests = case_bests(ordered, bench.direction)
+    return assemble(
+        bench,
+        plan=plan,
+        rows=tuple(measurement_row(bench, a) for a in ordered),
+        bests=case_bests(ordered, bench.direction),
+        lookup=aggs,
+        failures=[failure_of(m) for m in measurements if not m.ok],
+        pre_tune=pre_tune,
+        topk=topk,
+        exe_sha256=exe_sha256,
+    )
+
+
+def assemble(
+    bench: Bench,
+    *,
+    plan: MainPlan | None,
+    rows: Sequence[MeasurementRow],
+    bests: Mapping[int, Aggregate],
+    lookup: Mapping[tuple[int, Config], Aggregate],
+    failures: Sequence[Failure],
+    pre_tune: Sequence[PreTunePhaseResult],
+    topk: int,
+    exe_sha256: str = "",
+) -> BenchResult:
+    """The profile entry of one bench from its rows (in the profile's order), each case's
+    best aggregate, and the aggregates of (at least) every configuration a combo legal for
+    every case runs."""
     result = BenchResult(
         bench=bench.name,
         exe=bench.exe,
@@ -96,9 +124,9 @@ def bench_result(
         env_spec=dict(bench.env),
         report_only=bench.report_only,
         pre_tune=tuple(pre_tune),
-        failures=tuple(failure_of(m) for m in measurements if not m.ok),
+        failures=tuple(failures),
         per_case_best=tuple(measurement_row(bench, bests[c]) for c in sorted(bests)),
-        measurements=tuple(measurement_row(bench, a) for a in ordered),
+        measurements=rows,
         coverage=Coverage(complete=False, combos=0, combos_covering_all_cases=0, note="not swept"),
     )
     if plan is None:
@@ -108,7 +136,7 @@ def bench_result(
     per_case: dict[int, dict[Config, float]] = defaultdict(dict)
     for combo in covering:
         for case in bench.cases:
-            agg = aggs.get((case.index, plan.case_config(combo, case)))
+            agg = lookup.get((case.index, plan.case_config(combo, case)))
             if agg is not None and agg.summary is not None:
                 per_case[case.index][combo] = agg.summary.median
     scores = score_configs(per_case, cases, bench.direction)
@@ -117,7 +145,7 @@ def bench_result(
             params={**dict(combo), **dict(plan.resolved)},
             score=score,
             cases=tuple(
-                _top_case(measurement_row(bench, aggs[(c.index, plan.case_config(combo, c))]))
+                _top_case(measurement_row(bench, lookup[(c.index, plan.case_config(combo, c))]))
                 for c in bench.cases
             ),
         )
@@ -139,6 +167,29 @@ def bench_result(
         note=note,
     )
     return replace(result, top=top, best=top[0] if top else None, coverage=coverage)
+
+
+def phase_table(
+    plan: PreTunePlan,
+    stats: Mapping[tuple[int, Config], RepeatSummary],
+    scores: Mapping[Config, float],
+) -> tuple[PhaseTableRow, ...]:
+    """Every combo a pre-tune phase measured: per phase case its median, stdev and number of
+    repeats (None where it failed), and its score (None unless it succeeded in every phase
+    case), so that ``sensitivity`` and ``review`` can judge the phase like a main sweep."""
+    table = []
+    for combo in plan.combos:
+        cells = [stats.get((c, combo)) for c in plan.cases]
+        table.append(
+            PhaseTableRow(
+                params=dict(combo),
+                values=tuple(None if s is None else s.median for s in cells),
+                stdevs=tuple(None if s is None else s.stdev for s in cells),
+                n=tuple(None if s is None else s.n for s in cells),
+                score=scores.get(combo),
+            )
+        )
+    return tuple(table)
 
 
 def build_profile(meta: ProfileMeta, results: Sequence[BenchResult]) -> Profile:

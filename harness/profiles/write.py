@@ -6,6 +6,7 @@ configuration whose every repeat failed is in ``failures``, as each of its attem
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from benchspace.harness.profiles.model import (
     BenchResult,
     Coverage,
     Failure,
+    LazyRows,
     MeasurementRow,
     PhaseTableRow,
     PreTunePhaseResult,
@@ -121,7 +123,11 @@ def _coverage_data(coverage: Coverage) -> dict[str, Any]:
 def result_data(result: BenchResult, *, lazy: bool = False) -> dict[str, Any]:
     """One bench's entry as JSON data (``lazy``: its measurements a `Table` made row by row as
     the file is written, never all at once)."""
-    rows = [r for r in result.measurements if r.median is not None]
+    rows: Sequence[MeasurementRow]
+    if isinstance(result.measurements, LazyRows):
+        rows = result.measurements.valued()  # made one at a time as they are written
+    else:
+        rows = [r for r in result.measurements if r.median is not None]
     return {
         "bench": result.bench,
         "exe": result.exe,

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Iterable, Iterator, Mapping
+import heapq
+from array import array
+from bisect import bisect_left
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from itertools import islice
 
-from benchspace.harness.execute.batch import make_batches
+from benchspace.harness.execute.batch import make_batches, stream_batches
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor, Job
 from benchspace.harness.execute.invoke import Invocation
@@ -57,6 +61,44 @@ FREEZE_EVERY = 20_000
 """Measurements recorded between two ``gc.freeze()`` calls."""
 
 
+PREFETCH = 1024
+"""Planned invocations looked up in the store with one query."""
+
+Sink = Callable[[int, Measurement], None]
+"""Told each answer as it comes: the invocation's position in the plan, and its attempt."""
+
+Found = dict[str, dict[str, tuple[int, Measurement]]]
+"""Per bench, per cache key: the store's latest attempt and its row id."""
+
+
+class KeySet:
+    """Cache keys held as their 8-byte hashes: a sorted array, and a set of the latest merged
+    into it when it has grown by a quarter (a call of 10^6 invocations remembers the keys it
+    answered in 8 MB, where a set of them took 60). Two keys of one hash count as one."""
+
+    def __init__(self) -> None:
+        self._sorted = array("q")
+        self._recent: set[int] = set()
+
+    def add(self, key: str) -> None:
+        """Remember a key."""
+        self._recent.add(hash(key))
+        if len(self._recent) >= max(MERGE_AT, len(self._sorted) // 4):
+            self._sorted = array("q", heapq.merge(self._sorted, sorted(self._recent)))
+            self._recent.clear()
+
+    def __contains__(self, key: str) -> bool:
+        h = hash(key)
+        if h in self._recent:
+            return True
+        i = bisect_left(self._sorted, h)
+        return i < len(self._sorted) and self._sorted[i] == h
+
+
+MERGE_AT = 1 << 16
+"""The fewest new keys a `KeySet` merges into its array at once."""
+
+
 class Sweep:
     """Runs tasks through the store's cache and an executor, reporting progress."""
 
@@ -86,27 +128,37 @@ class Sweep:
         self.builds_done = 0
         self.builds_reused = 0
         self.exe_changes: list[dict[str, str]] = []
-        self._known_bench: str | None = None
-        self._known: dict[str, Measurement] = {}
-        self._fresh: dict[str, Measurement] = {}
-        """The bench's attempts made by this sweep (apart from the store's older ones)."""
+        self._since = store.last_id()
+        """Attempts stored with a larger row id were made by this sweep."""
         self._unfrozen = 0
 
-    def _hit(self, inv: Invocation) -> Measurement | None:
-        """The store's latest attempt under the invocation's cache key (one query per bench,
-        not one per key)."""
-        if self._known_bench != inv.bench:
-            self._known = self.store.latest(inv.bench)
-            self._fresh = {}
-            self._known_bench = inv.bench
-        hit = self._fresh.get(inv.cache_key) or self._known.get(inv.cache_key)
-        if hit is None:
-            return None
+    def _planned(self, invocations: Iterable[Invocation]) -> Iterator[tuple[Invocation, Found]]:
+        """The invocations under their executables' current hashes, each with the store's
+        attempts for its slice of the plan (one query per slice and bench, not one per key;
+        nothing with ``rerun``)."""
+        source = iter(invocations)
+        while chunk := [current_binary(planned) for planned in islice(source, PREFETCH)]:
+            found: Found = {}
+            if not self.rerun:
+                keys: dict[str, list[str]] = {}
+                for inv in chunk:
+                    keys.setdefault(inv.bench, []).append(inv.cache_key)
+                found = {bench: self.store.latest_of(bench, ks) for bench, ks in keys.items()}
+            for inv in chunk:
+                yield inv, found
+
+    def _hit(self, inv: Invocation, found: Found) -> tuple[Measurement | None, bool]:
+        """The store's latest attempt under the invocation's cache key, if it serves; and
+        whether this sweep made it."""
+        entry = found.get(inv.bench, {}).get(inv.cache_key)
+        if entry is None:
+            return None, False
+        row_id, hit = entry
         if self.host is not None and hit.host and hit.host != self.host:
             self.other_hosts[hit.host] = self.other_hosts.get(hit.host, 0) + 1
-            return None
+            return None, False
         if hit.status == "timeout" and inv.timeout_s > hit.duration_s:
-            return None  # the timeout decided it, and this one is longer
+            return None, False  # the timeout decided it, and this one is longer
         unit = time_unit_of(inv.reader)
         if problem := stored_problem(hit, metric=inv.metric, unit=unit):
             # A stored value goes through the checks a fresh one does: measured again.
@@ -114,8 +166,8 @@ class Sweep:
                 f"measuring again: {inv.bench} case {inv.case_index} {dict(inv.params)}: the "
                 f"store's {problem}"
             )
-            return None
-        return hit
+            return None, False
+        return hit, row_id > self._since
 
     def host_notes(self) -> list[str]:
         """One line per other host whose stored attempts were measured again (since the last
@@ -139,19 +191,34 @@ class Sweep:
             # linearly. Frozen objects are skipped by later collections.
             gc.freeze()
             self._unfrozen = 0
-        for m in ms:
-            if m.bench == self._known_bench and m.status != "unavailable":
-                self._fresh[m.cache_key] = m
-                self._known.pop(m.cache_key, None)
+
+    def _ran(self, m: Measurement) -> None:
+        for change in take_changes():
+            self.progress.note(change.line())
+            self.exe_changes.append(change.as_dict())
+        self.executed += 1
+        self.progress.set_label(f"{m.bench} case {m.case_index}")
+        if not m.ok:
+            self.progress.note(
+                f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
+            )
+        self.progress.advance(m)
+
+    def _served(self, hit: Measurement, fresh: bool) -> None:
+        if fresh:
+            self.duplicates += 1
+        else:
+            self.cached += 1
+        self.progress.advance(hit, cached=True)
 
     def measure(
         self, invocations: Iterable[Invocation], batching: Batching | None = None
     ) -> list[Measurement]:
         """Measure invocations, reusing finished attempts unless ``rerun``; all are stored.
 
-        Unbatched invocations are built, looked up in the store and handed to the executor
-        one at a time, as it asks for them: in a serial sweep that work happens while the
-        previous benchmark runs."""
+        Unbatched invocations are built, looked up in the store (a slice of the plan at a
+        time) and handed to the executor one at a time, as it asks for them: in a serial sweep
+        that work happens while the previous benchmark runs."""
         # (cache key, case, params, phase): what a stored attempt is re-stamped with, not the
         # whole invocation.
         seen: list[tuple[str, int, Mapping[str, object], str]] = []
@@ -161,21 +228,16 @@ class Sweep:
         asked: dict[tuple[object, ...], str] = {}  # a rebuilt binary runs under a new key
 
         def todo() -> Iterator[Invocation]:
-            for planned in invocations:
-                inv = current_binary(planned)
+            for inv, found in self._planned(invocations):
                 key = inv.cache_key
                 seen.append((key, inv.case_index, inv.params, inv.phase))
                 if key in results or key in queued:
                     self.duplicates += 1
                     continue
-                hit = None if self.rerun else self._hit(inv)
+                hit, fresh = (None, False) if self.rerun else self._hit(inv, found)
                 if hit is not None:
                     results[key] = hit
-                    if self._fresh.get(key) is hit:
-                        self.duplicates += 1
-                    else:
-                        self.cached += 1
-                    self.progress.advance(hit, cached=True)
+                    self._served(hit, fresh)
                 else:
                     queued.add(key)
                     asked[_config_of(inv)] = key
@@ -190,16 +252,7 @@ class Sweep:
             self._record(ms)
             for m in ms:
                 results[asked.get(_config_of(m), m.cache_key)] = m
-                for change in take_changes():
-                    self.progress.note(change.line())
-                    self.exe_changes.append(change.as_dict())
-                self.executed += 1
-                self.progress.set_label(f"{m.bench} case {m.case_index}")
-                if not m.ok:
-                    self.progress.note(
-                        f"{m.status}: {m.bench} case {m.case_index} {dict(m.params)}: {m.error}"
-                    )
-                self.progress.advance(m)
+                self._ran(m)
         # A stored attempt is filed under the invocation that asks for it now: its case (a
         # space edit may have moved or removed cases), its parameters and its phase (a
         # pre-tune run is also a main-sweep configuration).
@@ -208,6 +261,66 @@ class Sweep:
             for key, case, params, phase in seen
             if key in results
         ]
+
+    def measure_into(
+        self, invocations: Iterable[Invocation], sink: Sink, batching: Batching | None = None
+    ) -> None:
+        """`measure`, each answer handed to ``sink`` as it comes (with its position among the
+        invocations) instead of all returned at the end: the sweep holds the invocations in
+        flight, not every attempt (a plan of 10^6 configurations). Batched invocations must
+        come batch by batch (`batch_order`): each batch is made as the executor asks."""
+        waiting: dict[str, list[tuple[int, int, Mapping[str, object], str]]] = {}
+        done = KeySet()
+        """The keys answered so far (the attempts themselves are in the store)."""
+        failed: dict[str, Measurement] = {}
+        """Answers that are failures (an unavailable one is no store hit)."""
+        asked: dict[tuple[object, ...], str] = {}
+
+        def again(inv: Invocation) -> Measurement | None:
+            """The answer of a key this call answered before."""
+            key = inv.cache_key
+            if key in failed:
+                return failed[key]
+            entry = self.store.latest_of(inv.bench, [key]).get(key)
+            return None if entry is None else entry[1]
+
+        def todo() -> Iterator[Invocation]:
+            for index, (inv, found) in enumerate(self._planned(invocations)):
+                key = inv.cache_key
+                if key in waiting:
+                    self.duplicates += 1
+                    waiting[key].append((index, inv.case_index, inv.params, inv.phase))
+                    continue
+                earlier = again(inv) if key in done else None
+                if earlier is not None:
+                    self.duplicates += 1
+                    sink(index, _restamped(earlier, inv.case_index, inv.params, inv.phase))
+                    continue
+                hit, fresh = (None, False) if self.rerun else self._hit(inv, found)
+                if hit is not None:
+                    done.add(key)
+                    self._served(hit, fresh)
+                    sink(index, _restamped(hit, inv.case_index, inv.params, inv.phase))
+                else:
+                    waiting[key] = [(index, inv.case_index, inv.params, inv.phase)]
+                    asked[_config_of(inv)] = key
+                    yield inv
+
+        jobs: Iterable[Job] = todo()
+        if batching is not None:
+            jobs = stream_batches(
+                todo(), param=batching.param, size=batching.size, position=batching.position
+            )
+        for ms in self.executor.run(jobs):
+            self._record(ms)
+            for m in ms:
+                key = asked.pop(_config_of(m), m.cache_key)
+                done.add(key)
+                if not m.ok:
+                    failed[key] = m
+                for index, case, params, phase in waiting.pop(key, ()):
+                    sink(index, _restamped(m, case, params, phase))
+                self._ran(m)
 
 
 def _config_of(x: Invocation | Measurement) -> tuple[object, ...]:

@@ -9,13 +9,14 @@ stopped and a decided case is not raced again. The statistics are harness/sweep/
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement, Value
 from benchspace.harness.plan import Config, PreTunePlan, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
+from benchspace.harness.profiles.row_table import RowTable
 from benchspace.harness.profiles.scoring import score_configs, winner
 from benchspace.harness.sweep.decide import (
     CaseState,
@@ -305,17 +306,20 @@ def decide_rows(
 ) -> dict[int, CaseDecision]:
     """Each case's decision from a profile's rows as they stand (one look at the end): what a
     sweep with a fixed repeat count, or a confirmation, records."""
-    by_case: dict[int, list[MeasurementRow]] = {}
-    for row in rows:
-        if row.samples:
-            by_case.setdefault(row.case_index, []).append(row)
+    groups: Iterable[tuple[int, list[tuple[Config, list[float]]]]]
+    if isinstance(rows, RowTable):
+        groups = rows.case_samples()  # a sweep's table, one case at a time
+    else:
+        by_case: dict[int, list[tuple[Config, list[float]]]] = {}
+        for row in rows:
+            if row.samples:
+                entry = (make_config(row.params), list(row.samples))
+                by_case.setdefault(row.case_index, []).append(entry)
+        groups = by_case.items()
     out = {}
-    for c, case_rows in by_case.items():
-        tasks = [
-            Task(bench="", case_index=c, phase="main", config=make_config(r.params))
-            for r in case_rows
-        ]
-        values = [list(r.samples) for r in case_rows]
+    for c, entries in groups:
+        tasks = [Task(bench="", case_index=c, phase="main", config=config) for config, _ in entries]
+        values = [samples for _, samples in entries]
         out[c] = _decision(final_state(values, direction, rule), tasks, values, rule)
     return out
 
@@ -346,7 +350,11 @@ def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -
         known = [r.decided for r in bests if r.decided is not None]
         if known:
             weakest = max(known, key=lambda v: _RANK.get(v.decided, 2))
-            samples = sum(r.n or 0 for r in result.rows if _same(r, best))
+            rows = result.rows
+            if isinstance(rows, RowTable):
+                samples = rows.samples_of(best.params)
+            else:
+                samples = sum(r.n or 0 for r in rows if _same(r, best))
             best = replace(
                 best,
                 decided=Verdict(

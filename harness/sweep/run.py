@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.execute.batch import batch_order
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor
 from benchspace.harness.execute.invoke import (
@@ -28,7 +29,6 @@ from benchspace.harness.plan import (
     Config,
     MainPlan,
     ParamValue,
-    PreTunePlan,
     Sampler,
     Task,
     apply_sample,
@@ -37,11 +37,11 @@ from benchspace.harness.plan import (
 )
 from benchspace.harness.profiles.model import (
     BenchResult,
-    PhaseTableRow,
     PreTunePhaseResult,
     Profile,
 )
-from benchspace.harness.profiles.results import bench_result, build_profile
+from benchspace.harness.profiles.results import bench_result, build_profile, phase_table
+from benchspace.harness.profiles.row_table import RowCollector, table_result
 from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
 from benchspace.harness.profiles.write import write_profile
 from benchspace.harness.spaces.model import Bench, Space, bench_invocations
@@ -186,7 +186,7 @@ def _pre_tune(
                 stats[task.case_index, combo] = agg.summary
         scores = score_configs(per_case, plan.cases, bench.direction)
         grids = {k: tuple(v) for k, v in phase.params.items()}
-        table = _phase_table(plan, stats, scores)
+        table = phase_table(plan, stats, scores)
         if not scores:
             summaries.append(
                 PreTunePhaseResult(
@@ -216,29 +216,6 @@ def _pre_tune(
             )
         )
     return resolved, summaries, measured
-
-
-def _phase_table(
-    plan: PreTunePlan,
-    stats: Mapping[tuple[int, Config], RepeatSummary],
-    scores: Mapping[Config, float],
-) -> tuple[PhaseTableRow, ...]:
-    """Every combo a pre-tune phase measured: per phase case its median, stdev and number of
-    repeats (None where it failed), and its score (None unless it succeeded in every phase
-    case), so that ``sensitivity`` and ``review`` can judge the phase like a main sweep."""
-    table = []
-    for combo in plan.combos:
-        cells = [stats.get((c, combo)) for c in plan.cases]
-        table.append(
-            PhaseTableRow(
-                params=dict(combo),
-                values=tuple(None if s is None else s.median for s in cells),
-                stdevs=tuple(None if s is None else s.stdev for s in cells),
-                n=tuple(None if s is None else s.n for s in cells),
-                score=scores.get(combo),
-            )
-        )
-    return tuple(table)
 
 
 def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:
@@ -300,6 +277,26 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
     ):
         plan = plan_main(bench, resolved)
         sweep.progress.set_label(bench.name)
+        if options.racing is None and options.confirm is None:
+            # Folded as it is measured: nothing holds every attempt (10^6 configurations).
+            batching = batching_of(bench)  # a batch's members measured one after another
+            order = None if batching is None else batch_order(bench, plan.tasks, batching.param)
+            collector = RowCollector(plan.tasks, order)
+            invs = _invocations(
+                bench, collector.tasks, exe_path=exe_path, exe_sha=exe_sha, options=options
+            )
+            sweep.measure_into(invs, collector.add, batching)
+            result = table_result(
+                bench,
+                plan=plan,
+                collector=collector,
+                pre_measurements=pre_ms,
+                pre_tune=summaries,
+                topk=options.topk,
+                exe_sha256=exe_sha,
+            )
+            rule = rule_for(None, _repeats(bench, options))
+            return with_decisions(result, decide_rows(result.rows, bench.direction, rule)), "ok"
         main_ms, decisions = _measure(
             bench, plan.tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
         )

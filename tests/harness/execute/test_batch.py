@@ -8,7 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from benchspace.harness.execute.batch import execute_batch, make_batches
+from benchspace.harness.execute.batch import (
+    batch_order,
+    execute_batch,
+    make_batches,
+    stream_batches,
+)
 from benchspace.harness.execute.invoke import Invocation, RunOptions, build_invocation
 from benchspace.harness.plan import plan_main
 from benchspace.harness.spaces.load import parse_space
@@ -78,3 +83,45 @@ def test_a_death_is_attributed_and_the_rest_continue(
     assert [r[1:] for r in runs] == [
         ["k1", "k2", "k3", "k4", "k5", "k6"], ["k3", "k4", "k5", "k6"], ["k5", "k6"],
     ]  # fmt: skip
+
+
+def test_batches_streamed_in_batch_order_are_the_whole_lists() -> None:
+    # A plan lists its tasks combo by combo: the cases' configurations interleave. Measured in
+    # batch_order, the streamed batches are make_batches' of the whole list, in its order.
+    space = parse_space(
+        {
+            "spaces": [
+                {
+                    "bench": "gemm",
+                    "exe": "fake_batch",
+                    "reader": "csv",
+                    "metric": "ms_mean",
+                    "arg_spec": ["m", "kernel"],
+                    "cases": [
+                        {"fixed": {"m": m}, "tune": {"kernel": [f"k{i}" for i in range(m)]}}
+                        for m in (3, 5, 7)
+                    ],
+                }
+            ]
+        },
+        source="inline",
+    )
+    bench = space.benches[0]
+    tasks = plan_main(bench, {}).tasks
+    assert len({t.case_index for t in tasks[:3]}) == 3  # interleaved
+
+    def invocations(order: list[int]) -> list[Invocation]:
+        return [
+            build_invocation(
+                bench, tasks[i], exe_path=None, exe_sha256="x", options=RunOptions(), repeat=r
+            )
+            for r in range(2)
+            for i in order
+        ]
+
+    whole = make_batches(invocations(list(range(len(tasks)))), param="kernel", size=2, position=-1)
+    order = batch_order(bench, tasks, "kernel")
+    streamed = list(stream_batches(invocations(order), param="kernel", size=2, position=-1))
+    assert [[m.cache_key for m in b.members] for b in streamed] == [
+        [m.cache_key for m in b.members] for b in whole
+    ]
