@@ -49,8 +49,9 @@ MARGIN = 1.0
 def cli(*args: str, env: Mapping[str, str] | None = None) -> str:
     """Run ``benchspace ARGS``; its stdout (exit status 0 required)."""
     argv = [sys.executable, "-m", "benchspace.harness.cli", *args]
+    path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
     done = subprocess.run(
-        argv, env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
+        argv, env={**os.environ, "PYTHONPATH": path, **(env or {})},
         capture_output=True, text=True,
     )  # fmt: skip
     if done.returncode != 0:
