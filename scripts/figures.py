@@ -77,6 +77,9 @@ FIGURES: dict[str, Figure] = {
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"
     ),
     "ship-check-v2": Figure("python scripts/ship_summary.py evaluation/data/h200/ship_v2b"),
+    "ship-check-v2-r31": Figure(
+        "python scripts/ship_summary.py evaluation/data/h200/ship_v2b lib_r31"
+    ),
     "leaf-rule-cv": Figure("python scripts/leaf_rule_cv.py", fast=False),
     "shipped-decision": Figure(
         "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped"

@@ -3,7 +3,10 @@
 GEMM library built from a header, verified and timed through ``benchspace::gemm::run``
 beside the cuBLASLt heuristic, and the driver's confirmation run of the same header's choices.
 
-    python scripts/ship_summary.py [evaluation/data/h200/ship]
+    python scripts/ship_summary.py [evaluation/data/h200/ship] [LIB]
+
+LIB: the folder under it of the library's run (default ``lib``; another run of the same
+header's library, e.g. ``lib_r31``, is set against the same driver confirmation).
 """
 
 from __future__ import annotations
@@ -22,8 +25,9 @@ def geomean(values: pd.Series) -> float:
 
 def main() -> int:
     folder = Path(sys.argv[1] if len(sys.argv) > 1 else "evaluation/data/h200/ship")
-    lib = pd.read_csv(folder / "lib" / "library_check.csv.gz")
-    prov = json.loads((folder / "lib" / "provenance.json").read_text())
+    run = folder / (sys.argv[2] if len(sys.argv) > 2 else "lib")
+    lib = pd.read_csv(run / "library_check.csv.gz")
+    prov = json.loads((run / "provenance.json").read_text())
     rows = pd.read_csv(folder / "driver" / "timing_rows_s_g2ms.csv.gz")
     rows = rows[(rows["status"] == "ok") & ~rows["config"].str.endswith("@last")]
     finalists = json.loads((folder / "driver" / "finalists.json").read_text())
