@@ -244,19 +244,9 @@ def _ratio_at(
         c = evidence.configs
         hit = c[(c["M"] == m) & (c["N"] == n) & (c["K"] == k) & (c["key"] == runs)]
         return float(hit["ratio"].iloc[0]) if len(hit) else np.nan
-    c, s = evidence.cutlass, evidence.shapes
-    hit = c[
-        (c["M"] == m)
-        & (c["N"] == n)
-        & (c["K"] == k)
-        & (c["kernel"] == choice.kernel)
-        & (c["raster"] == choice.raster)
-        & (c["swizzle"].astype(int) == choice.swizzle)
-    ]
-    heur = s[(s["M"] == m) & (s["N"] == n) & (s["K"] == k)]["heuristic_tflops"]
-    if not len(hit) or not len(heur):
-        return np.nan
-    return float(hit["tflops"].iloc[0]) / float(heur.iloc[0])
+    s = evidence.shapes
+    ratio = _cutlass_ratio(evidence, choice, s[(s["M"] == m) & (s["N"] == n) & (s["K"] == k)])
+    return float(ratio[0]) if len(ratio) else np.nan
 
 
 def leave_one_out(dispatch: GemmDispatch, evidence: CublasEvidence, rule: LeafRule) -> LeafCv:
