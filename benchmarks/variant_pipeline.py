@@ -3,7 +3,7 @@
 
 N variants of one CPU bench, each built by a command that burns B seconds of CPU (a compile
 stand-in: fixed CPU work, then a wrapper around the demo's reduce executable written into
-``{exe}``) and each measured ``repeats`` times (reduce_benchmark built with
+``{exe}``) and each measured ``repeats`` times in a row (reduce_benchmark built with
 REDUCE_SAMPLE_S=0.1: 5 timings of >= 100 ms of CPU each, their median). Each isolation mode
 runs on a fresh build folder, through ``benchspace tune``:
 
@@ -16,14 +16,18 @@ runs on a fresh build folder, through ``benchspace tune``:
 
 Walls: pipelined against the target <= 1.15 x max(N*B/J, N*R) + B, and against serial.
 
-Values: every variant is the same executable, so differences between them are noise. After
-each mode's sweep (repeats 0..r-1, timed while builds ran) the same command with --repeats 2r
-and then 3r tops every variant up with r more repeats each, with every variant built: two
-quiet references Q1 and Q2, no build running. The build command and the wrapper log their
-wall intervals, so each of the sweep's timed runs is known to have overlapped a build or not.
-Per variant, the ratio of medians sweep/Q1 is set against the noise floor, the largest
-|Q2/Q1 - 1| over the variants (two quiet sweeps disagree that much); the verdict is a TOST on
-the mean log ratio (90 % interval inside +/- the floor) and a count of variants inside it.
+Values: every variant is the same executable, so differences between its runs are noise or
+the builds. A variant's runs follow each other, and the build queue (2J ahead) starts the next
+build as a variant's measurement begins, so with B shorter than R a variant's first runs
+overlap a build and its last ones do not (the build command and the wrapper log their wall
+intervals, so each timed run is known to have overlapped a build or not). Per variant, the
+log ratio of the median of its runs during builds to the median of its quiet runs, seconds
+apart, is the build effect (drift between processes far apart in time cancels). The control
+is the same split of the same positions in a quiet top-up (``--repeats 2r``: every variant
+built, no build running), and the build effect net of it (per variant, effect - control:
+what the run's position alone does cancels too). A TOST on the mean net effect: equal when its
+90 % interval lies within +/- the margin (``--margin``, 2 %); the control's own interval is
+the resolution the machine allows. ``--cpus K`` confines the whole run to K cores.
 """
 
 from __future__ import annotations
@@ -113,11 +117,11 @@ def _intervals(path: Path) -> list[tuple[float, float, int]]:
     return out
 
 
-def _mode(folder: Path, space: Path, r: int, *args: str) -> dict[str, Any]:
-    """One mode: the sweep (builds running), then two quiet top-ups of r repeats each."""
+def _mode(folder: Path, space: Path, r: int, *args: str, top_up: bool = True) -> dict[str, Any]:
+    """One mode: the sweep (builds running), then a quiet top-up of r repeats each."""
     build = folder / "build"
     walls = []
-    for k in (1, 2, 3):
+    for k in (1, 2) if top_up else (1,):
         t0 = time.monotonic()
         with contextlib.redirect_stdout(io.StringIO()):
             code = benchspace(["tune", "--space", str(space), "--build-dir", str(build),
@@ -131,74 +135,81 @@ def _mode(folder: Path, space: Path, r: int, *args: str) -> dict[str, Any]:
         builds = store.builds()
         attempts = [m for m in store.attempts() if m.value is not None]
     built = _intervals(folder / "builds.log")
-    runs = _intervals(folder / "runs.log")[:sweep_runs]
     overlapped: dict[int, list[bool]] = {}
-    for t0, t1, v in runs:  # in the order the sweep ran them
-        busy = any(b0 < t1 and t0 < b1 for b0, b1, _ in built)
-        overlapped.setdefault(v, []).append(busy)
-    phases: list[dict[int, list[float]]] = [{}, {}, {}]
-    during: dict[int, list[float]] = {}
+    for t0, t1, v in _intervals(folder / "runs.log")[:sweep_runs]:  # in the order they ran
+        overlapped.setdefault(v, []).append(any(b0 < t1 and t0 < b1 for b0, b1, _ in built))
+    sweep: dict[int, list[tuple[float, bool]]] = {}
+    quiet: dict[int, list[float]] = {}
     by_variant: dict[int, list[Any]] = {}
     for m in attempts:
         by_variant.setdefault(int(m.params["V"]), []).append(m)  # type: ignore[arg-type]
-    for v, ms in by_variant.items():
+    for v, ms in sorted(by_variant.items()):
         ms.sort(key=lambda m: (m.started_at, m.repeat))
-        first = [m for m in ms if m.repeat < r]
-        for m in ms:
-            phases[min(m.repeat // r, 2)].setdefault(v, []).append(float(m.value))  # type: ignore[arg-type]
+        first = [float(m.value) for m in ms if m.repeat < r]
         flags = overlapped.get(v, [])
         if len(flags) == len(first):
-            during[v] = [float(m.value) for m, busy in zip(first, flags, strict=True) if busy]  # type: ignore[arg-type]
-    medians = [{v: statistics.median(xs) for v, xs in sorted(p.items())} for p in phases]
+            sweep[v] = list(zip(first, flags, strict=True))
+        quiet[v] = [float(m.value) for m in ms if m.repeat >= r]
     return {
         "wall": walls[0],
         "build_s": statistics.fmean(a.seconds for a in builds),
         "run_s": sum(m.duration_s for m in attempts if m.repeat < r) / len(by_variant),
         "builds": len(builds),
-        "sweep": medians[0],
-        "q1": medians[1],
-        "q2": medians[2],
-        "during": {v: statistics.median(xs) for v, xs in during.items() if xs},
-        "overlap": (sum(sum(f) for f in overlapped.values()), len(runs)),
+        "sweep_runs": sweep,
+        "quiet_runs": quiet,
     }
 
 
 def _tost(logs: list[float]) -> tuple[float, float, float]:
     """Mean log ratio as a ratio, and its 90 % interval (the TOST's, alpha 0.05 each side)."""
     mean = statistics.fmean(logs)
-    half = 0.0
+    half = math.inf
     if len(logs) > 1:
         half = stats.t.ppf(0.95, len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
     return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
 
 
-def _floor(modes: dict[str, dict[str, Any]]) -> float:
-    """The largest |log ratio| between two sets of timings with no build running: Q2/Q1 of
-    every mode, and the serial sweep (builds paused while a run is timed) against its Q1."""
-    pairs = [(m["q2"], m["q1"]) for m in modes.values()] + [(modes["serial"]["sweep"],
-             modes["serial"]["q1"])]  # fmt: skip
-    return max(abs(math.log(a[v] / b[v])) for a, b in pairs for v in b if v in a)
+def _split(values: list[float], busy: list[bool]) -> float | None:
+    """log(median of the busy positions / median of the others), None without both."""
+    during = [x for x, b in zip(values, busy, strict=False) if b]
+    rest = [x for x, b in zip(values, busy, strict=False) if not b]
+    if not during or not rest:
+        return None
+    return math.log(statistics.median(during) / statistics.median(rest))
 
 
-def _equality(name: str, mode: dict[str, Any], which: str, floor: float) -> str:
-    q1, test = mode["q1"], mode[which]
-    common = [v for v in test if v in q1]
-    if not common:
-        return f"{name:<26}no timed run overlapped a build"
-    logs = [math.log(test[v] / q1[v]) for v in common]
+def effects(mode: dict[str, Any]) -> dict[str, list[float]]:
+    """Per variant with runs both during builds and not: the build effect (log ratio of its
+    runs during builds to its quiet runs, in the sweep), the control (the same positions of
+    the quiet top-up) and the net effect (effect - control)."""
+    out: dict[str, list[float]] = {"effect": [], "control": [], "net": []}
+    for v, runs in mode["sweep_runs"].items():
+        values, busy = [x for x, _ in runs], [b for _, b in runs]
+        effect = _split(values, busy)
+        control = _split(mode["quiet_runs"].get(v, []), busy)
+        if effect is None or control is None:
+            continue
+        out["effect"].append(effect)
+        out["control"].append(control)
+        out["net"].append(effect - control)
+    return out
+
+
+def _line(name: str, logs: list[float], margin: float | None) -> str:
+    if len(logs) < 2:
+        return f"{name:<30}{len(logs):>3}  too few variants with runs both during builds and not"
     geo, low, high = _tost(logs)
-    inside = sum(abs(x) <= floor for x in logs)
-    equal = math.exp(-floor) <= low and high <= math.exp(floor)
-    worst = math.exp(max(logs, key=abs))
-    verdict = "equal within noise" if equal else "NOT shown equal"
-    return (
-        f"{name:<26}{math.exp(floor) - 1:>7.2%} {geo:>7.3f} [{low:.3f}, {high:.3f}] "
-        f"{worst:>6.3f} {inside:>2}/{len(logs)}  {verdict}"
-    )
+    verdict = ""
+    if margin is not None:
+        equal = 1 - margin <= low and high <= 1 + margin
+        verdict = f"equal within +/-{margin:.0%}" if equal else f"NOT shown within +/-{margin:.0%}"
+    return f"{name:<30}{len(logs):>3} {geo:>8.4f} [{low:.4f}, {high:.4f}]  {verdict}"
 
 
 def _measure(args: argparse.Namespace) -> dict[str, Any]:
     """Run the three modes; a record of what was measured (JSON-ready)."""
+    if args.cpus:
+        os.sched_setaffinity(0, sorted(os.sched_getaffinity(0))[: args.cpus])
     j = args.build_jobs
     cores = len(os.sched_getaffinity(0))
     load = os.getloadavg()[0]
@@ -218,21 +229,19 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
         ):
             sub = folder / name
             sub.mkdir()
-            modes[name] = _mode(sub, _space(sub, args, reduce_exe, overlap), args.repeats, *more)
+            space = _space(sub, args, reduce_exe, overlap)
+            modes[name] = _mode(sub, space, args.repeats, *more, top_up=name != "serial")
     return {
         "variants": args.variants,
         "build_jobs": j,
         "repeats": args.repeats,
+        "margin": args.margin,
         "cores": cores,
         "host": platform.node(),
         "load_before": load,
         "load_after": os.getloadavg()[0],
         "modes": modes,
     }
-
-
-def _keyed(medians: dict[Any, float]) -> dict[int, float]:
-    return {int(v): float(x) for v, x in medians.items()}
 
 
 def _restore(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -242,8 +251,11 @@ def _restore(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
         mode = record["modes"][name]
         modes[name] = {
             **mode,
-            **{k: _keyed(mode[k]) for k in ("sweep", "q1", "q2", "during")},
-            "overlap": tuple(mode["overlap"]),
+            "sweep_runs": {
+                int(v): [(float(x), bool(b)) for x, b in runs]
+                for v, runs in mode["sweep_runs"].items()
+            },
+            "quiet_runs": {int(v): [float(x) for x in xs] for v, xs in mode["quiet_runs"].items()},
         }
     return modes
 
@@ -252,6 +264,7 @@ def _render(record: dict[str, Any]) -> None:
     """Print the figures of a record (measured now or read back)."""
     modes = _restore(record)
     n, j, r, cores = record["variants"], record["build_jobs"], record["repeats"], record["cores"]
+    margin = record["margin"] / 100.0
     serial, piped = modes["serial"], modes["pipelined"]
     build_s, run_s = serial["build_s"], serial["run_s"]
     bound = 1.15 * max(n * build_s / j, n * run_s) + build_s
@@ -264,30 +277,33 @@ def _render(record: dict[str, Any]) -> None:
     verdict = "met" if piped["wall"] <= bound else "MISSED"
     print(f"target: pipelined <= 1.15 x max(N*B/J, N*R) + B = {bound:.2f} s: {verdict}")
     print(
-        "values: cpu_time_ns of reduce n=4096, the same executable in every variant; per mode "
-        f"the sweep's medians against Q1's (r={r} more runs each, no build running)"
+        "values: cpu_time_ns of reduce n=4096, the same executable in every variant; per "
+        "variant, its runs during a build against its quiet runs of the same sweep"
     )
-    for name, mode in modes.items():
-        busy, total = mode["overlap"]
-        print(f"  {name}: {busy} of the sweep's {total} timed runs overlapped a build; "
-              f"{mode['builds']} builds in all ({n} variants)")  # fmt: skip
-    print(f"{'':<26}{'floor':>7} {'geomean':>7} {'90 % interval':<16} {'worst':>6} inside  verdict")
-    floor = _floor(modes)
-    for name, mode in modes.items():
-        if name != "serial":
-            print(_equality(f"{name}, all runs", mode, "sweep", floor))
-            print(_equality(f"{name}, during builds", mode, "during", floor))
-    print("floor: the largest per-variant |ratio - 1| between timings with no build running "
-          "(Q2/Q1 of every mode, and the serial sweep/its Q1); geomean and its TOST 90 % "
-          "interval: sweep/Q1; equal when the interval lies within +/- the floor")  # fmt: skip
+    for name in ("pipelined", "unisolated"):
+        runs = [b for rs in modes[name]["sweep_runs"].values() for _, b in rs]
+        print(f"  {name}: {sum(runs)} of the sweep's {len(runs)} timed runs overlapped a build; "
+              f"{modes[name]['builds']} builds in all ({n} variants)")  # fmt: skip
+    print(f"{'':<30}{'n':>3} {'geomean':>8} {'90 % interval':<18}  verdict")
+    for name in ("pipelined", "unisolated"):
+        e = effects(modes[name])
+        print(_line(f"{name}: during / quiet", e["effect"], None))
+        print(_line("  control (top-up, no build)", e["control"], None))
+        print(_line("  net (effect - control)", e["net"], margin))
+    print("n: variants with runs both during a build and not; geomean and TOST 90 % interval "
+          "of the per-variant ratio of medians; the control splits the quiet top-up's runs "
+          "at the same positions; net: effect over control, equal when its interval lies "
+          "within the margin")  # fmt: skip
 
 
 def main() -> int:
     """Measure (or read a record back with --from) and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--variants", type=int, default=6, help="N (default 6)")
-    parser.add_argument("--build-s", type=float, default=3.0, help="B: CPU s per build (3.0)")
-    parser.add_argument("--repeats", type=int, default=3, help="r: runs per variant and phase")
+    parser.add_argument("--variants", type=int, default=12, help="N (default 12)")
+    parser.add_argument("--build-s", type=float, default=1.5, help="B: CPU s per build (1.5)")
+    parser.add_argument("--repeats", type=int, default=4, help="r: runs per variant and phase")
+    parser.add_argument("--margin", type=float, default=2.0, help="equivalence margin, %% (2)")
+    parser.add_argument("--cpus", type=int, help="confine the run to the first K cores")
     parser.add_argument("--build-jobs", type=int, default=1, help="J for the pipelined sweep")
     parser.add_argument("--json", type=Path, help="also write the measured record here")
     parser.add_argument("--from", dest="source", type=Path, help="print a recorded run instead")

@@ -5,16 +5,18 @@
 # `tune --confirm 3` (reduce_example.sh: the picks and the library's default re-timed in
 # fresh interleaved rounds). Brings back pipeline.json + pipeline.txt and reduce.tgz.
 #
-#   bash scripts/device/variants_check.sh     (env: PIPELINE_ARGS, TUNE_LIMIT)
+#   bash scripts/device/variants_check.sh     (env: PIPELINE_ARGS, TUNE_LIMIT; REDUCE=0: the
+#                                             pipeline alone)
 source scripts/device/env.sh
 set +e
 start=$(date +%s)
 top=$OUT
 uptime > "$top/pipeline.txt"
-timeout 300 python3 benchmarks/variant_pipeline.py ${PIPELINE_ARGS:---variants 8 --build-jobs 4} \
+timeout 420 python3 benchmarks/variant_pipeline.py ${PIPELINE_ARGS:-} \
     --json "$top/pipeline.json" >> "$top/pipeline.txt" 2>&1
 echo "variant_pipeline: exit $?, $(( $(date +%s) - start )) s"
 cat "$top/pipeline.txt"
+[ "${REDUCE:-1}" = 0 ] && exit 0
 mkdir -p /tmp/reduce
 OUT=/tmp/reduce TUNE_FLAGS="--confirm 3" TUNE_LIMIT=${TUNE_LIMIT:-240} JOBS=16 \
     bash scripts/device/reduce_example.sh 2>&1 | tail -14
