@@ -287,13 +287,13 @@ def _render(record: dict[str, Any]) -> None:
     print(f"{'':<30}{'n':>3} {'geomean':>8} {'90 % interval':<18}  verdict")
     for name in ("pipelined", "unisolated"):
         e = effects(modes[name])
-        print(_line(f"{name}: during / quiet", e["effect"], None))
+        print(_line(f"{name}: during / quiet", e["effect"], margin))
         print(_line("  control (top-up, no build)", e["control"], None))
         print(_line("  net (effect - control)", e["net"], margin))
     print("n: variants with runs both during a build and not; geomean and TOST 90 % interval "
           "of the per-variant ratio of medians; the control splits the quiet top-up's runs "
           "at the same positions; net: effect over control, equal when its interval lies "
-          "within the margin")  # fmt: skip
+          "within the margin (a position effect would show in the control)")  # fmt: skip
 
 
 def main() -> int:

@@ -5,14 +5,14 @@
 # `tune --confirm 3` (reduce_example.sh: the picks and the library's default re-timed in
 # fresh interleaved rounds). Brings back pipeline.json + pipeline.txt and reduce.tgz.
 #
-#   bash scripts/device/variants_check.sh     (env: PIPELINE_ARGS, TUNE_LIMIT; REDUCE=0: the
+#   bash scripts/device/variants_check.sh     (env: PIPELINE_ARGS, PIPELINE_TIMEOUT, TUNE_LIMIT; REDUCE=0: the
 #                                             pipeline alone)
 source scripts/device/env.sh
 set +e
 start=$(date +%s)
 top=$OUT
 uptime > "$top/pipeline.txt"
-timeout 420 python3 benchmarks/variant_pipeline.py ${PIPELINE_ARGS:-} \
+timeout "${PIPELINE_TIMEOUT:-420}" python3 benchmarks/variant_pipeline.py ${PIPELINE_ARGS:-} \
     --json "$top/pipeline.json" >> "$top/pipeline.txt" 2>&1
 echo "variant_pipeline: exit $?, $(( $(date +%s) - start )) s"
 cat "$top/pipeline.txt"
