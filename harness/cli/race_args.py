@@ -13,9 +13,12 @@ from benchspace.harness.sweep.confirm import ConfirmOptions
 from benchspace.harness.sweep.decide import DEFAULT_MARGIN_PCT, DEFAULT_MIN_REPEATS, RaceRule
 from benchspace.harness.sweep.race import Racing, parse_stop
 
+CONFIRM_CAP_FACTOR = 3
+"""A raced confirmation's default cap: this many times its first rounds."""
+
 
 def add_race_arguments(parser: argparse.ArgumentParser) -> None:
-    """--race, --min-repeats, --margin, --stop, --confirm, --confirm-rounds."""
+    """--race, --min-repeats, --margin, --stop, --confirm, --confirm-rounds, --confirm-cap."""
     parser.add_argument(
         "--race",
         action="store_true",
@@ -52,7 +55,15 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
         "--confirm-rounds",
         type=count(2, 1000),
         metavar="N",
-        help="rounds of the confirmation (default: the bench's repeats, at least 3)",
+        help="rounds of the confirmation (default: the bench's repeats, at least 3); with "
+        "--race, the rounds every pick gets first",
+    )
+    parser.add_argument(
+        "--confirm-cap",
+        type=count(2, 10000),
+        metavar="N",
+        help="with --race: undecided cases' picks are raced on to N rounds (default 3 x "
+        "--confirm-rounds)",
     )
 
 
@@ -62,6 +73,8 @@ def race_options(
     """TuneOptions' ``racing`` and ``confirm`` from the flags."""
     if args.confirm_rounds is not None and args.confirm is None:
         raise UsageError("--confirm-rounds: applies only with --confirm K")
+    if args.confirm_cap is not None and not (args.race and args.confirm is not None):
+        raise UsageError("--confirm-cap: applies only with --race and --confirm K")
     if not args.race and (args.min_repeats != DEFAULT_MIN_REPEATS):
         raise UsageError("--min-repeats: applies only with --race")
     stop = parse_stop(args.stop) if args.stop else None
@@ -85,9 +98,14 @@ def race_options(
     confirm = None
     if args.confirm is not None:
         repeats = args.repeats or 3
+        rounds = args.confirm_rounds or max(repeats, 3)
+        cap = None
+        if args.race:
+            cap = max(args.confirm_cap or CONFIRM_CAP_FACTOR * rounds, rounds)
         confirm = ConfirmOptions(
             k=args.confirm,
-            rounds=args.confirm_rounds or max(repeats, 3),
+            rounds=rounds,
+            cap=cap,
             incumbents=incumbents,
             baselines=baselines,
         )

@@ -11,6 +11,14 @@ row keeps the sweep's figures under ``selection``. Rows the confirmation did not
 kept with ``confirmed: false``. Confirmation attempts are stored under repeat indices of their
 own (from CONFIRM_REPEAT), so they never reuse the sweep's samples, and a resumed sweep resumes
 its confirmation too.
+
+Raced (``tune --race --confirm K``), the confirmation is a race of its own over the picks:
+every pick gets the `rounds` first, then only the cases not yet decided go on, their beaten
+picks dropped, to `cap` rounds at most (looks at rounds, twice that, ..., the cap; the error
+split over them as in the sweep's race: harness/sweep/decide.py). A case whose picks the first
+rounds separate costs no more than a fixed confirmation; one whose rounds were disturbed (a
+burst of load hits a few samples and widens the noise) gets the rounds to decide it, so that
+a retune on the same machine reaches the same verdict. The verdicts come from the race.
 """
 
 from __future__ import annotations
@@ -22,6 +30,8 @@ from benchspace.harness.measurement import Measurement, Value
 from benchspace.harness.plan import Config, MainPlan, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, Selection
 from benchspace.harness.profiles.scoring import better
+from benchspace.harness.sweep.decide import RaceRule
+from benchspace.harness.sweep.race import CaseDecision, race_tasks
 
 CONFIRM_REPEAT = 1_000_000
 """The repeat index of a confirmation's first round."""
@@ -38,6 +48,21 @@ class ConfirmOptions:
     baselines: Mapping[str, Mapping[str, Value]] = field(default_factory=dict)
     """Per bench: the library's default (the header's fallbacks), re-timed in every case so
     that a winner's speed-up over it comes from the confirmation too."""
+    cap: int | None = None
+    """Raced (with ``--race``): the most rounds a case's picks may get (module docstring);
+    None: every pick gets `rounds`, and the verdicts are one look at them."""
+
+    def rule(self, race: RaceRule) -> RaceRule | None:
+        """The confirmation's race: the sweep's margin and confidence, `rounds` first, up to
+        `cap`; None when it is not raced."""
+        if self.cap is None:
+            return None
+        return RaceRule(
+            min_repeats=self.rounds,
+            cap=max(self.cap, self.rounds),
+            margin_pct=race.margin_pct,
+            confidence=race.confidence,
+        )
 
 
 def _matches(row: MeasurementRow, values: Mapping[str, Value]) -> bool:
@@ -129,10 +154,13 @@ def confirm_bench(
     measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
     rebuild: Callable[[list[Measurement]], BenchResult],
     announce: Callable[[int], None] | None = None,
-) -> tuple[BenchResult, list[Measurement]]:
+    race: RaceRule | None = None,
+) -> tuple[BenchResult, list[Measurement], dict[int, CaseDecision] | None]:
     """Confirm one bench: measure the picks, rebuild a result from those rounds alone (with
     `rebuild`, the sweep's own result builder), and merge it into the selection's.
-    ``announce`` hears how many invocations the confirmation adds (the progress total)."""
+    ``announce`` hears how many invocations the confirmation adds (the progress total).
+    With `race` (the sweep's rule) and ``options.cap``, the picks are raced; the verdicts
+    are returned then (None: one look at the fixed rounds decides, as for a sweep)."""
     pairs = chosen(
         selection,
         plan,
@@ -140,14 +168,41 @@ def confirm_bench(
         options.incumbents.get(selection.bench, {}),
         options.baselines.get(selection.bench, {}),
     )
-    tasks = confirm_tasks(plan, pairs, options.rounds)
-    if announce is not None:
-        announce(len(tasks))
-    ms = measure(tasks)
+    rule = None if race is None else options.rule(race)
+    decisions = None
+    if rule is None:
+        tasks = confirm_tasks(plan, pairs, options.rounds)
+        if announce is not None:
+            announce(len(tasks))
+        ms = measure(tasks)
+    else:
+        ms, decisions = _raced(plan, pairs, rule, selection.direction, measure, announce)
     as_main = [replace(m, phase="main") for m in ms]
     confirmation = rebuild(as_main)
     merged = merge(selection, confirmation, {c for c, _ in pairs})
-    return merged, ms
+    return merged, ms, decisions
+
+
+def _raced(
+    plan: MainPlan,
+    pairs: Sequence[tuple[int, Config]],
+    rule: RaceRule,
+    direction: str,
+    measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
+    announce: Callable[[int], None] | None,
+) -> tuple[list[Measurement], dict[int, CaseDecision]]:
+    """The picks raced under `rule`, their rounds under the confirmation's repeat indices."""
+    tasks = {(t.case_index, t.config): t for t in plan.tasks}
+    wanted = [tasks[p] for p in pairs if p in tasks]
+    if announce is not None:
+        announce(len(wanted) * rule.min_repeats)
+
+    def measure_round(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
+        if announce is not None and jobs and min(r for _, r in jobs) >= rule.min_repeats:
+            announce(len(jobs))  # rounds past the first ones: the progress total grows
+        return measure([(t, CONFIRM_REPEAT + r) for t, r in jobs])
+
+    return race_tasks(wanted, measure_round, direction, rule, cross_case=False)
 
 
 def bias(rows: Sequence[MeasurementRow], truth: Callable[[MeasurementRow], float]) -> float:

@@ -318,10 +318,15 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
             bench, sweep, exe_path, exe_sha, options.run, options.timeout_s
         )
         sweep.progress.set_label(f"{bench.name} confirm")
-        result, _ = confirm_bench(
-            result, plan, options.confirm, measure_round, rebuild, sweep.progress.add_total
-        )
-        decisions = None  # the confirmation's rounds decide, at one look
+        result, _, decisions = confirm_bench(
+            result,
+            plan,
+            options.confirm,
+            measure_round,
+            rebuild,
+            sweep.progress.add_total,
+            race=options.racing.rule if options.racing is not None else None,
+        )  # the confirmation's rounds decide: its race, or one look at its fixed rounds
     if decisions is None:
         decisions = decide_rows(result.rows, bench.direction, rule)
     return with_decisions(result, decisions), "ok"

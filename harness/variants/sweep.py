@@ -184,5 +184,7 @@ def tune_variant_bench(
             return bench_result(bench, plan=plan, measurements=ms, pre_tune=[], topk=topk)
 
         sweep.progress.set_label(f"{bench.name} confirm")
-        result, _ = confirm_bench(result, plan, confirm, measure, rebuild, sweep.progress.add_total)
+        result, _, _ = confirm_bench(
+            result, plan, confirm, measure, rebuild, sweep.progress.add_total
+        )
     return result, variants

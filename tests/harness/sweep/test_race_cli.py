@@ -132,6 +132,38 @@ def test_confirm_retimes_the_top_and_keeps_selection(
     assert result["best"]["selection_score"] is not None
 
 
+def test_raced_confirmation_goes_on_only_where_the_first_rounds_did_not_decide(
+    tmp_path: Path, installer: Callable[..., Path], write_space: Callable[..., Path]
+) -> None:
+    """With --race, the confirmation is raced: case 0's two picks are far apart and its first
+    3 rounds separate them; case 1's are 1.5 % apart in 1 % noise and get more rounds, up to
+    --confirm-cap, whose verdict (not one look at 3 rounds) the profile records."""
+    build, spec, space = _setup(tmp_path, installer, write_space)
+    means = {f"{c},{k}": 100.0 * (k + 1) for c in range(2) for k in range(6)}
+    means["0,1"] = 150.0
+    means["1,0"], means["1,1"] = 200.0, 203.0
+    spec.write_text(json.dumps({"means": means, "sd": 0.01, "seed": 5}))
+    out, log = tmp_path / "c.json", tmp_path / "c.log"
+    flags = ("--race", "--repeats", "6", "--confirm", "2", "--confirm-rounds", "3",
+             "--confirm-cap", "24")  # fmt: skip
+    subprocess.run(_argv(space, build, out, *flags), env=_env(spec, tmp_path / "s", log),
+                   check=True)  # fmt: skip
+    result = json.loads(out.read_text())["results"][0]
+    best = {b["case_index"]: b for b in result["per_case_best"]}
+    assert best[0]["params"] == {"k": 0} and best[0]["decided"]["decided"] == "separated"
+    assert best[0]["decided"]["rounds"] == 3 and best[0]["n"] == 3
+    assert best[1]["params"] == {"k": 0} and best[1]["decided"]["decided"] == "separated"
+    assert 3 < best[1]["decided"]["rounds"] <= 24 and best[1]["n"] == best[1]["decided"]["rounds"]
+    with Store(tmp_path / "c.store.sqlite") as store:
+        confirm = [m for m in store.attempts() if m.repeat >= 1_000_000]
+    by_case = {c: sum(m.case_index == c for m in confirm) for c in (0, 1)}
+    assert by_case[0] == 2 * 3 and by_case[1] == 2 * best[1]["decided"]["rounds"]
+    again = subprocess.run(_argv(space, build, out, *flags), env=_env(spec, tmp_path / "s", log),
+                           check=True, capture_output=True, text=True)  # fmt: skip
+    assert "0 invocations run" in again.stdout  # a resumed confirmation replays its race
+    assert json.loads(out.read_text())["results"][0]["per_case_best"] == result["per_case_best"]
+
+
 def test_race_flags_refused_with_a_line(
     tmp_path: Path, installer: Callable[..., Path], write_space: Callable[..., Path]
 ) -> None:
@@ -140,6 +172,7 @@ def test_race_flags_refused_with_a_line(
         (("--stop", "rse:abc"), "--stop"),
         (("--min-repeats", "4"), "--min-repeats: applies only with --race"),
         (("--confirm-rounds", "4"), "--confirm-rounds"),
+        (("--confirm", "2", "--confirm-cap", "9"), "--confirm-cap: applies only with --race"),
     ):
         done = subprocess.run(_argv(space, build, tmp_path / "x.json", *flags),
                               capture_output=True, text=True)  # fmt: skip
