@@ -13,8 +13,9 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
    --confirm 3 --confirm-rounds 10``: the mean relative error of each case's reported best
    against its true mean, from the selection figures and from the confirmation's.
 3. Five retunes of the demo with ``--race --repeats 10 --confirm 3`` (the confirmation's
-   rounds tune's default, the repeats: 10; ``--confirm-rounds N`` to change), each into a
-   fresh store; the header each generates; how many header values differ from the first's.
+   first rounds tune's default, the repeats: 10, ``--confirm-rounds N`` to change; raced, so
+   undecided cases go on to 3 x that), each into a fresh store; the header each generates;
+   how many header values differ from the first's.
 
     cmake -S . -B build -DCMAKE_BUILD_TYPE=Release && cmake --build build -j2
     python benchmarks/race.py --build-dir build

@@ -123,6 +123,10 @@ FIGURES: dict[str, Figure] = {
     "variant-pipeline-h200": Figure(
         "python benchmarks/variant_pipeline.py --from evaluation/data/h200/variants/pipeline.json"
     ),
+    "variant-pipeline-h200-2cpu": Figure(
+        "python benchmarks/variant_pipeline.py --from"
+        " evaluation/data/h200/variants/pipeline_2cpu.json"
+    ),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"
