@@ -21,7 +21,8 @@ tied is more than the margin from the leader either way), or at the cap (``cap``
 second look on, also as ``cap`` when the cap could decide none of the survivors' comparisons
 with the leader, were their differences to stay as they read (:func:`_futile`: a stop for
 futility, which drops nothing, so the drops' error is unchanged; the survivors are recorded
-as unbeaten).
+as unbeaten; its noise is the smaller of the t-test's and a median-absolute-deviation one, so
+that a few samples a burst of load slowed do not end a case early).
 """
 
 from __future__ import annotations
@@ -91,8 +92,7 @@ def rse(samples: Sequence[float]) -> float:
     n = len(samples)
     if n < 2:
         return math.inf
-    ordered = sorted(samples)
-    centre = ordered[n // 2] if n % 2 else (ordered[n // 2 - 1] + ordered[n // 2]) / 2
+    centre = median_of(samples)
     mean = sum(samples) / n
     sd = math.sqrt(sum((x - mean) ** 2 for x in samples) / (n - 1))
     return sd / math.sqrt(n) / abs(centre) if centre else math.inf
@@ -340,12 +340,24 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
     critical = student_t.isf(rule.look_alpha / len(others), df)
     for i in others:
         diff, se, _ = _contrast(fit_, i, leader)
+        se = min(se, _robust_se(fit_, i, leader) or se)
         if se <= 0:
             return False
         at_cap = se * shrink
         if max(abs(diff), margin - abs(diff)) / at_cap >= critical:
             return False
     return True
+
+
+def _robust_se(fit_: Fit, a: int, b: int) -> float | None:
+    """A pair's standard error from its paired differences' median absolute deviation (1.4826
+    MAD / sqrt(n); blocked, >= 3 rounds, else None): a few samples a burst of load slowed
+    inflate the t-test's variance, not this (the futility stop takes the smaller)."""
+    if not fit_.blocked or len(fit_.logs[a]) < 3:
+        return None
+    d = [p - q for p, q in zip(fit_.logs[a], fit_.logs[b], strict=True)]
+    centre = median_of(d)
+    return 1.4826 * median_of([abs(x - centre) for x in d]) / math.sqrt(len(d))
 
 
 def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:
@@ -355,31 +367,6 @@ def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:
     if len(samples) < rule.min_repeats:
         return True
     return rule.stop_rse is None or rse(samples) >= rule.stop_rse
-
-
-@dataclass(frozen=True, kw_only=True)
-class Decision:
-    """How a case's winner was decided: what the profile records beside it."""
-
-    decided: Decided
-    confidence: float
-    samples: int
-    """The winner's sample count."""
-    rounds: int
-    tied: tuple[Mapping[str, object], ...] = ()
-    """With ``tie``: the parameters of every configuration tied with the winner."""
-
-    def as_dict(self) -> dict[str, object]:
-        """The profile's ``decided`` record."""
-        out: dict[str, object] = {
-            "decided": self.decided,
-            "confidence": self.confidence,
-            "samples": self.samples,
-            "rounds": self.rounds,
-        }
-        if self.tied:
-            out["tied"] = [dict(t) for t in self.tied]
-        return out
 
 
 def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> CaseState:

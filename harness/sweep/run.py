@@ -318,15 +318,10 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
             bench, sweep, exe_path, exe_sha, options.run, options.timeout_s
         )
         sweep.progress.set_label(f"{bench.name} confirm")
-        result, _, decisions = confirm_bench(
-            result,
-            plan,
-            options.confirm,
-            measure_round,
-            rebuild,
-            sweep.progress.add_total,
-            race=options.racing.rule if options.racing is not None else None,
-        )  # the confirmation's rounds decide: its race, or one look at its fixed rounds
+        race = options.racing.rule if options.racing is not None else None
+        result, _, decisions = confirm_bench(  # its race decides, or one look at its rounds
+            result, plan, options.confirm, measure_round, rebuild, sweep.progress.add_total, race
+        )
     if decisions is None:
         decisions = decide_rows(result.rows, bench.direction, rule)
     return with_decisions(result, decisions), "ok"
