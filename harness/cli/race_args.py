@@ -101,7 +101,7 @@ def race_options(
         rounds = args.confirm_rounds or max(repeats, 3)
         cap = None
         if args.race:
-            cap = max(args.confirm_cap or CONFIRM_CAP_FACTOR * rounds, rounds)
+            cap = args.confirm_cap or CONFIRM_CAP_FACTOR * rounds  # at least rounds: .rule
         confirm = ConfirmOptions(
             k=args.confirm,
             rounds=rounds,

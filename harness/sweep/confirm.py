@@ -99,12 +99,17 @@ def chosen(
     return list(picked)
 
 
+def _picked_tasks(plan: MainPlan, pairs: Sequence[tuple[int, Config]]) -> list[Task]:
+    """The plan's tasks of the (case, configuration) picks, in the picks' order."""
+    tasks = {(t.case_index, t.config): t for t in plan.tasks}
+    return [tasks[p] for p in pairs if p in tasks]
+
+
 def confirm_tasks(
     plan: MainPlan, pairs: Sequence[tuple[int, Config]], rounds: int
 ) -> list[tuple[Task, int]]:
     """The confirmation's (task, repeat) pairs, round-major (interleaved)."""
-    tasks = {(t.case_index, t.config): t for t in plan.tasks}
-    wanted = [tasks[p] for p in pairs if p in tasks]
+    wanted = _picked_tasks(plan, pairs)
     return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in wanted]
 
 
@@ -192,8 +197,7 @@ def _raced(
     announce: Callable[[int], None] | None,
 ) -> tuple[list[Measurement], dict[int, CaseDecision]]:
     """The picks raced under `rule`, their rounds under the confirmation's repeat indices."""
-    tasks = {(t.case_index, t.config): t for t in plan.tasks}
-    wanted = [tasks[p] for p in pairs if p in tasks]
+    wanted = _picked_tasks(plan, pairs)
     if announce is not None:
         announce(len(wanted) * rule.min_repeats)
 
