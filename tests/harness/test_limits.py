@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import json
 import os
+import re
 import resource
 import signal
 import site
@@ -195,8 +196,8 @@ def test_a_sigint_in_the_first_tenth_of_a_second_prints_no_traceback(tmp_path: P
         time.sleep(step * 0.005)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=30)
-        if "Traceback" in err:
-            assert "benchspace" not in err, (step, err)
+        if "Traceback" in err:  # runpy may name the module it was finding: no frame of ours
+            assert not re.search(r'File "[^"]*benchspace[^"]*\.py"', err), (step, err)
             continue
         ours += 1
         assert proc.returncode in (0, 130, -signal.SIGINT), (step, err)
