@@ -227,6 +227,8 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
             ("pipelined", False, ("--build-isolation", "pin", "--build-jobs", str(j))),
             ("unisolated", True, ("--build-jobs", str(cores))),
         ):
+            if name == "unisolated" and args.skip_unisolated:
+                continue
             sub = folder / name
             sub.mkdir()
             space = _space(sub, args, reduce_exe, overlap)
@@ -247,7 +249,7 @@ def _measure(args: argparse.Namespace) -> dict[str, Any]:
 def _restore(record: dict[str, Any]) -> dict[str, dict[str, Any]]:
     """The modes of a record read back from JSON (variant keys as integers again)."""
     modes = {}
-    for name in ("serial", "pipelined", "unisolated"):
+    for name in record["modes"]:
         mode = record["modes"][name]
         modes[name] = {
             **mode,
@@ -280,12 +282,13 @@ def _render(record: dict[str, Any]) -> None:
         "values: cpu_time_ns of reduce n=4096, the same executable in every variant; per "
         "variant, its runs during a build against its quiet runs of the same sweep"
     )
-    for name in ("pipelined", "unisolated"):
+    shown = [name for name in ("pipelined", "unisolated") if name in modes]
+    for name in shown:
         runs = [b for rs in modes[name]["sweep_runs"].values() for _, b in rs]
         print(f"  {name}: {sum(runs)} of the sweep's {len(runs)} timed runs overlapped a build; "
               f"{modes[name]['builds']} builds in all ({n} variants)")  # fmt: skip
     print(f"{'':<30}{'n':>3} {'geomean':>8} {'90 % interval':<18}  verdict")
-    for name in ("pipelined", "unisolated"):
+    for name in shown:
         e = effects(modes[name])
         print(_line(f"{name}: during / quiet", e["effect"], margin))
         print(_line("  control (top-up, no build)", e["control"], None))
@@ -305,6 +308,11 @@ def main() -> int:
     parser.add_argument("--margin", type=float, default=2.0, help="equivalence margin, %% (2)")
     parser.add_argument("--cpus", type=int, help="confine the run to the first K cores")
     parser.add_argument("--build-jobs", type=int, default=1, help="J for the pipelined sweep")
+    parser.add_argument(
+        "--skip-unisolated",
+        action="store_true",
+        help="leave out the unisolated sweep (what isolation protects against)",
+    )
     parser.add_argument("--json", type=Path, help="also write the measured record here")
     parser.add_argument("--from", dest="source", type=Path, help="print a recorded run instead")
     args = parser.parse_args()
