@@ -14,6 +14,10 @@ those looks (Bonferroni over looks, as ``ab``'s stopping rule does) and within a
 comparisons with the leader (Bonferroni: the leader is the best of noisy medians, chosen by
 the same samples, and the true best is dropped only when its comparison with whichever
 configuration led rejects; a union bound over the possible leaders gives the factor).
+Once the rounds allow, a comparison drops on either of two tests at half its level each: the
+t-test, and Wilcoxon's signed-rank test on the paired log differences, whose error holds for
+any symmetric noise and which a few samples a burst of load slowed do not blind (they inflate
+the t-test's variance, but take only the largest ranks); before, the t-test has it all.
 The race of a case ends when one configuration is left (``separated``), when every survivor
 is shown equivalent to the leader within the margin (``tie``: two one-sided tests per
 survivor at the look's level, so a tie claims, at the stated confidence, that none of the
@@ -32,7 +36,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from benchspace.harness.abtest import student_t
+from benchspace.harness.abtest import signed_rank, student_t
 from benchspace.harness.abtest.stats import look_schedule
 
 Decided = Literal["separated", "tie", "cap"]
@@ -240,6 +244,17 @@ def slower_p(fit_: Fit, challenger: int, leader: int, shift: float = 0.0) -> flo
     return student_t.sf(*_t(fit_, challenger, leader, shift))
 
 
+def _beaten(fit_: Fit, challenger: int, leader: int, level: float) -> bool:
+    """Whether the challenger is worse than the leader at `level`: on the t-test, or, once the
+    rounds let it reject at all (2^-n < level / 2), on either the t-test or Wilcoxon's
+    signed-rank test of the paired log differences at level / 2 each (blocked only)."""
+    n = len(fit_.logs[challenger]) if fit_.blocked else 0
+    if n == 0 or 0.5**n >= level / 2:  # the signed-rank test could not reject: it spends none
+        return slower_p(fit_, challenger, leader) < level
+    d = [p - q for p, q in zip(fit_.logs[challenger], fit_.logs[leader], strict=True)]
+    return slower_p(fit_, challenger, leader) < level / 2 or signed_rank.greater_p(d) < level / 2
+
+
 def equivalent_p(fit_: Fit, challenger: int, leader: int, margin: float) -> float:
     """Two one-sided tests (TOST): the p-value that the two differ by less than `margin` (a
     log ratio) either way; the larger of the two one-sided p-values."""
@@ -291,11 +306,10 @@ def look(
         fitted = pool.into(fitted)
     # Bonferroni over the comparisons: the best configuration is lost only when its own
     # comparison with the (data-chosen) leader rejects, and a union bound over which of the
-    # others led bounds that by len(others) times the per-comparison level.
+    # others led bounds that by len(others) times the per-comparison level (:func:`_beaten`
+    # splits it between the t-test and the signed-rank test).
     level = rule.look_alpha / max(len(others), 1)
-    dropped = (
-        set() if fitted is None else {i for i in others if slower_p(fitted, i, leader) < level}
-    )
+    dropped = set() if fitted is None else {i for i in others if _beaten(fitted, i, leader, level)}
     survivors = tuple(i for i in live if i not in dropped)
     if len(survivors) == 1:
         return CaseState(alive=survivors, leader=leader, decided="separated", rounds=rounds)
