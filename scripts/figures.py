@@ -121,7 +121,8 @@ FIGURES: dict[str, Figure] = {
         " evaluation/data/h200/reduce/confirm/profile.json --space spaces/h200_reduce.json"
     ),
     "variant-pipeline-h200": Figure(
-        "python benchmarks/variant_pipeline.py --from evaluation/data/h200/variants/pipeline.json"
+        "python benchmarks/variant_pipeline.py --from"
+        " evaluation/data/h200/variants/pipeline_n32.json"
     ),
     "variant-pipeline-h200-2cpu": Figure(
         "python benchmarks/variant_pipeline.py --from"
