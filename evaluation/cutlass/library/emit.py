@@ -6,8 +6,9 @@ kernel glue): the header's CUTLASS kernels emitted by cutlass_library's
 ``src/kernels_<i>.cu`` so that the build parallelises), wrapped by benchmarks/cutlass's
 ``cb_kernel.hpp`` (the driver's per-kernel glue, copied beside them with ``cb_abi.h``); the
 dispatch ``src/dispatch.cu`` (``benchspace::gemm::run`` over the header's chooser); the public
-``include/benchspace_gemm.h``; ``tools/verify_and_time.cu``; ``CMakeLists.txt``; a copy of the
-header as ``src/gemm_kernels.hh``; and ``library.json`` (what it was made from).
+``include/benchspace_gemm.h``; ``tools/verify_and_time.cu``; ``tools/cb_shim.cu`` (``run`` as
+the driver's one-kernel library, so the driver times it in its own rounds); ``CMakeLists.txt``;
+a copy of the header as ``src/gemm_kernels.hh``; and ``library.json`` (what it was made from).
 ``write_library`` writes them and removes kernel sources a previous run left that this one
 does not list.
 """
@@ -147,6 +148,7 @@ def render_library(
     files["src/dispatch.cu"] = env.get_template("dispatch.cu.j2").render(**common)
     files["include/benchspace_gemm.h"] = env.get_template("benchspace_gemm.h.j2").render(**common)
     files["tools/verify_and_time.cu"] = env.get_template("verify_and_time.cu.j2").render(**common)
+    files["tools/cb_shim.cu"] = env.get_template("cb_shim.cu.j2").render(**common)
     files["CMakeLists.txt"] = env.get_template("CMakeLists.txt.j2").render(**common)
     manifest = {
         "generator": f"benchspace {__version__} cutlass library",

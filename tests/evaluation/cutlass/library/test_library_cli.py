@@ -56,8 +56,26 @@ def test_the_shipped_header_gives_every_kernel_once(shipped: Path) -> None:
         "src/entry.h",
         "src/dispatch.cu",
         "tools/verify_and_time.cu",
+        "tools/cb_shim.cu",
     ):
         assert (shipped / rel).is_file(), rel
+
+
+def test_the_shim_is_a_driver_library_of_one_kernel(shipped: Path) -> None:
+    """Every function cb_abi.h declares is defined extern "C" by the shim, which CMake builds
+    as libcb_benchspace_gemm.so (the driver loads libcb_*.so from its library folders)."""
+    import re
+
+    abi = (ROOT / "benchmarks" / "cutlass" / "cb_abi.h").read_text()
+    declared = set(re.findall(r"^\w[\w\s*]*?\b(cb_\w+)\(", abi, flags=re.M))
+    assert "cb_run" in declared and len(declared) >= 8
+    shim = (shipped / "tools" / "cb_shim.cu").read_text()
+    defined = set(re.findall(r'^extern "C" [\w\s*]*?\b(cb_\w+)\(', shim, flags=re.M))
+    assert defined == declared
+    assert '"benchspace_gemm_run"' in shim and "benchspace::gemm::run(" in shim
+    cmake = (shipped / "CMakeLists.txt").read_text()
+    assert "add_library(cb_benchspace_gemm SHARED tools/cb_shim.cu)" in cmake
+    assert 'set_target_properties(cb_benchspace_gemm PROPERTIES PREFIX "lib")' in cmake
 
 
 def test_the_public_header_declares_the_three_functions(shipped: Path) -> None:
@@ -236,7 +254,7 @@ def test_the_emitted_sources_compile(tmp_path: Path, capsys: pytest.CaptureFixtu
     ]
     includes = [f"-I{out / 'include'}", f"-I{out / 'src'}"]
     lt = _cublaslt_include(NVCC)
-    sources = [out / "src" / "kernels_0.cu"]
+    sources = [out / "src" / "kernels_0.cu", out / "tools" / "cb_shim.cu"]
     if lt is not None:
         includes.append(f"-I{lt}")
         sources += [out / "src" / "dispatch.cu", out / "tools" / "verify_and_time.cu"]
