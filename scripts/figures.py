@@ -81,6 +81,9 @@ FIGURES: dict[str, Figure] = {
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2b lib_r31"
     ),
     "ship-check-v2-ws32": Figure("python scripts/ship_summary.py evaluation/data/h200/ship_v2c"),
+    "ship-check-v2-in-driver": Figure(
+        "python scripts/ship_summary.py evaluation/data/h200/ship_v2d"
+    ),
     "leaf-rule-cv": Figure("python scripts/leaf_rule_cv.py", fast=False),
     "shipped-decision": Figure(
         "benchspace cutlass evaluate evaluation/data/h200/v2 --shipped"
