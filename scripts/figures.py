@@ -71,6 +71,7 @@ FIGURES: dict[str, Figure] = {
     "install-size": Figure("bash scripts/install_size.sh", fast=False),
     "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
+    "catalogue-bound": Figure("python scripts/catalogue_bound.py"),
     "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
