@@ -133,6 +133,9 @@ FIGURES: dict[str, Figure] = {
         "python benchmarks/variant_pipeline.py --from"
         " evaluation/data/h200/variants/pipeline_2cpu.json"
     ),
+    "variant-pipeline-2core": Figure(
+        "python benchmarks/variant_pipeline.py --from evaluation/data/variants_2core/pipeline.json"
+    ),
     "reduce-speedup": Figure(
         "python examples/cuda_reduce/speedup.py --profile evaluation/data/h200/reduce/profile.json"
         " --space spaces/h200_reduce.json"
