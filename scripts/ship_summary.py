@@ -51,12 +51,15 @@ def main() -> int:
         choice = chosen[0] if chosen else "cublas:heuristic"
         top8 = [ms[f"cublas:algo{i}"] for i in range(8) if f"cublas:algo{i}" in ms]
         h = ms["cublas:heuristic"]
+        # benchspace_gemm_run: the library's run() in the driver's rounds (runs that had it)
+        in_driver = ms[choice] / ms["benchspace_gemm_run"] if "benchspace_gemm_run" in ms else None
         ratios.append(
             (h / ms[choice], float(r["speedup"]), h / min(top8), key,
-             float(r["ms"]) / ms[choice], float(r["ms_heuristic"]) / h)
+             float(r["ms"]) / ms[choice], float(r["ms_heuristic"]) / h, in_driver)
         )  # fmt: skip
     frame = pd.DataFrame(
-        ratios, columns=["driver", "library", "best8", "shape", "run_abs", "heuristic_abs"]
+        ratios,
+        columns=["driver", "library", "best8", "shape", "run_abs", "heuristic_abs", "in_driver"],
     )
     agree = frame["library"] / frame["driver"]
     print(
@@ -69,7 +72,15 @@ def main() -> int:
         f"library against the driver (each over its own heuristic): geomean {geomean(agree):.4f}, "
         f"within 2 % on {int(((agree - 1).abs() <= 0.02).sum())} of {len(agree)} shapes"
     )
-    _in_driver(rows, finalists)
+    in_driver = frame["in_driver"].dropna().astype(float)
+    if not in_driver.empty:
+        print(
+            f"library in the driver's rounds (benchspace_gemm_run, same process as the header's "
+            f"choice): choice / run geomean {geomean(in_driver):.4f} (min {in_driver.min():.4f}, "
+            f"max {in_driver.max():.4f}), within 2 % on "
+            f"{int(((in_driver - 1).abs() <= 0.02).sum())} of {len(finalists)} shapes "
+            f"({len(in_driver)} passed the driver's check)"
+        )
     # Outside 2 %: which side moved, each timing over the driver's of the same algorithm
     # (across processes: clocks and power differ, so these read about 1 +- a few %).
     for _, f in frame[(agree - 1).abs() > 0.02].iterrows():
@@ -78,29 +89,6 @@ def main() -> int:
             f"library's heuristic / driver's {f['heuristic_abs']:.4f}"
         )
     return 0
-
-
-def _in_driver(rows: pd.DataFrame, finalists: dict[str, dict[str, list[str]]]) -> None:
-    """benchspace_gemm_run (the library's run() as a driver library) against the driver's
-    timing of the header's choice, in the same process and rounds (runs that had it)."""
-    lib = rows[rows["config"] == "benchspace_gemm_run"]
-    if lib.empty:
-        return
-    ratios = []
-    for _, r in lib.iterrows():
-        key = f"{r['M']}x{r['N']}x{r['K']}"
-        chosen = finalists[key]["shortlist"]
-        choice = chosen[0] if chosen else "cublas:heuristic"
-        same = rows[(rows["M"] == r["M"]) & (rows["N"] == r["N"]) & (rows["K"] == r["K"])]
-        ms = dict(zip(same["config"], same["ms_median"], strict=True))
-        ratios.append(ms[choice] / float(r["ms_median"]))
-    s = pd.Series(ratios)
-    print(
-        f"library in the driver's rounds (benchspace_gemm_run, same process as the header's "
-        f"choice): choice / run geomean {geomean(s):.4f} (min {s.min():.4f}, max {s.max():.4f}), "
-        f"within 2 % on {int(((s - 1).abs() <= 0.02).sum())} of {len(finalists)} shapes "
-        f"({len(s)} passed the driver's check)"
-    )
 
 
 if __name__ == "__main__":
