@@ -10,6 +10,11 @@ Runs of ``evaluation/data/h200/cublaslt`` (driver v4, one mode):
 * ``c`` search: the best of the top 8 (pinned) and its neighbours in cuBLASLt's space;
 * ``d`` confirmation: every pick of ``a`` and ``c`` (``picks.json``) in fresh rounds.
 
+The wide study (``scripts/device/cublaslt_wide.sh``, ``evaluation/data/h200/cublaslt_wide``)
+has runs ``s`` (a screen of cuBLASLt's whole listed space), ``a`` (selection: the shortlist,
+the top 8 pinned, the screen's best) and ``d`` (confirmation of ``a``'s picks, ``wide`` and
+``wide_cublaslt`` among them).
+
 Figures: each pick's time in ``d`` against ``cublas:heuristic`` timed in the same rounds
 (measurements that did not choose it); and the pinned replay of ``cublas:algo<i>`` against
 the rank itself in the same process. Pure: frames and dicts in, records out.
@@ -29,6 +34,8 @@ PICKS: tuple[tuple[str, str], ...] = (
     ("cutlass", "best of the K=8 CUTLASS shortlist alone (run a)"),
     ("search_cublaslt", "best cuBLASLt configuration of the search (run c)"),
     ("search", "K=8 CUTLASS pick + top 8 + search (picked in run c)"),
+    ("wide_cublaslt", "best cuBLASLt configuration of the top 8 and the screen's best (run a)"),
+    ("wide", "K=8 CUTLASS + top 8 + the screen's best (picked in run a)"),
 )
 """The picks of ``picks.json``, in print order, with what each one is."""
 
@@ -50,15 +57,18 @@ class PinnedStudy:
     """Every figure of the study."""
 
     picks: tuple[PickFigure, ...]
-    both_over_best8: float
-    search_over_best8: float
+    over_best8: tuple[tuple[str, float], ...]
+    """(pick, its geomean over cuBLASLt's best of 8 alone, shape by shape) for the picks that
+    add to the best of 8."""
     replays: int
     replays_same_key: int
     replay_geomean: float
     replay_p5: float
     replay_p95: float
-    space_accepted_mean: float
-    space_checked_mean: float
+    space_accepted_mean: float | None
+    space_checked_mean: float | None
+    screened_mean: float | None = None
+    """Configurations of cuBLASLt's space timed per shape in a screen (run ``s``), if any."""
 
 
 def _geomean(values: pd.Series) -> float:
@@ -98,7 +108,8 @@ def pinned_replays(rows: pd.DataFrame, finalists: dict[str, dict[str, list[str]]
         for shape, g in _times(rows, run).groupby("shape"):
             ms = dict(zip(g["config"], g["ms_median"].astype(float), strict=True))
             algo = dict(zip(g["config"], g["cublas_algo"].astype(str), strict=True))
-            pinned = finalists.get(str(shape), {}).get("extra", [])[:8]
+            entry = finalists.get(str(shape), {})
+            pinned = entry.get("top8", entry.get("extra", [])[:8])
             for i, key in enumerate(pinned):
                 rank = f"cublas:algo{i}"
                 if key in ms and rank in ms:
@@ -107,13 +118,18 @@ def pinned_replays(rows: pd.DataFrame, finalists: dict[str, dict[str, list[str]]
     return pd.DataFrame(out, columns=["ratio", "same"])
 
 
+def _mean_of(frame: pd.DataFrame | None, column: str) -> float | None:
+    return None if frame is None else float(frame[column].mean())
+
+
 def pinned_study(
     rows: pd.DataFrame,
     picks: dict[str, dict[str, str]],
     finalists: dict[str, dict[str, list[str]]],
-    space_counts: pd.DataFrame,
+    space_counts: pd.DataFrame | None,
 ) -> PinnedStudy:
-    """The study's figures from its rows, picks, finalists and space counts."""
+    """The study's figures from its rows, picks, finalists and space counts (None: the space
+    was not listed in this study)."""
     ratios = confirmed_ratios(rows, picks)
     figures = tuple(
         PickFigure(
@@ -128,18 +144,27 @@ def pinned_study(
         if key in ratios
     )
     replays = pinned_replays(rows, finalists)
+    screen = _times(rows, "s")
+    screened = screen[screen["config"].str.startswith("cublaslt:")].groupby("shape").size()
     return PinnedStudy(
         picks=figures,
-        both_over_best8=_geomean(ratios["both"] / ratios["best8"]),
-        search_over_best8=_geomean(ratios["search"] / ratios["best8"]),
+        over_best8=tuple(
+            (key, _geomean(ratios[key] / ratios["best8"]))
+            for key in ("both", "search", "wide")
+            if key in ratios and "best8" in ratios
+        ),
         replays=len(replays),
         replays_same_key=int(replays["same"].sum()),
         replay_geomean=_geomean(replays["ratio"]),
         replay_p5=float(replays["ratio"].quantile(0.05)),
         replay_p95=float(replays["ratio"].quantile(0.95)),
-        space_accepted_mean=float(space_counts["accepted"].mean()),
-        space_checked_mean=float(space_counts["checked"].mean()),
+        space_accepted_mean=_mean_of(space_counts, "accepted"),
+        space_checked_mean=_mean_of(space_counts, "checked"),
+        screened_mean=float(screened.mean()) if len(screened) else None,
     )
+
+
+OVER_BEST8 = {"both": "K=8 + top 8", "search": "with the search", "wide": "with the screen"}
 
 
 def render_pinned(study: PinnedStudy) -> str:
@@ -153,16 +178,22 @@ def render_pinned(study: PinnedStudy) -> str:
             f"  {f.label}: {f.geomean:.4f} (min {f.minimum:.3f}; ahead on {f.ahead} of {f.shapes})"
         )
     lines.append(
-        f"  over cuBLASLt's best of 8 alone: K=8 + top 8 {study.both_over_best8:.4f}, "
-        f"with the search {study.search_over_best8:.4f}"
+        "  over cuBLASLt's best of 8 alone: "
+        + ", ".join(f"{OVER_BEST8[key]} {value:.4f}" for key, value in study.over_best8)
     )
     lines.append(
         f"pinned replays (runs a, b): {study.replays} cublaslt:<attributes> against their "
         f"cublas:algo<i>, same attributes {study.replays_same_key}, time ratio geomean "
         f"{study.replay_geomean:.4f} (p5 {study.replay_p5:.4f}, p95 {study.replay_p95:.4f})"
     )
-    lines.append(
-        f"cuBLASLt's space near the heuristic: {study.space_accepted_mean:.0f} configurations "
-        f"accepted of {study.space_checked_mean:.0f} checked per shape (mean)"
-    )
+    if study.space_accepted_mean is not None:
+        lines.append(
+            f"cuBLASLt's space near the heuristic: {study.space_accepted_mean:.0f} "
+            f"configurations accepted of {study.space_checked_mean:.0f} checked per shape (mean)"
+        )
+    if study.screened_mean is not None:
+        lines.append(
+            f"screen (run s): {study.screened_mean:.0f} configurations of cuBLASLt's space timed "
+            "per shape (mean); its figures chose run a's finalists and are not reported"
+        )
     return "\n".join(lines)

@@ -47,7 +47,7 @@ def timing_summary(folder: Path) -> str:
             rows,
             json.loads((folder / "picks.json").read_text()),
             json.loads(finalists.read_text()) if finalists.exists() else {},
-            pd.read_csv(folder / "space_counts.csv"),
+            pd.read_csv(counts) if (counts := folder / "space_counts.csv").exists() else None,
         )
         text += "\n" + render_pinned(study)
     return text

@@ -13,6 +13,7 @@ separated, each ``NAME=driver options``):
 * ``g20`` CUDA graphs of 20 launches, 5 rounds
 * ``r15`` CUDA graphs of 3 launches, 15 rounds
 * ``g0r10`` no graphs: 10 launches per sample behind the spin-held stream, 10 rounds
+* ``s3r2`` no graphs: 3 launches per sample, 2 rounds (a screen of many configurations)
 * ``g2ms`` CUDA graphs of as many launches as a 2 ms sample takes (``--sample-ms 2``, driver v4),
   10 rounds
 
@@ -45,6 +46,7 @@ MODES = {
     "g20": ["--graph", "1", "--iters", "20", "--rounds", "5"],
     "r15": ["--graph", "1", "--iters", "3", "--rounds", "15"],
     "g0r10": ["--graph", "0", "--iters", "10", "--rounds", "10"],
+    "s3r2": ["--graph", "0", "--iters", "3", "--rounds", "2"],
     "g2ms": ["--graph", "1", "--iters", "1", "--sample-ms", "2", "--rounds", "10"],
 }
 

@@ -78,3 +78,29 @@ def test_the_recorded_h200_study_prints_its_confirmed_figures() -> None:
     assert by_key["search"].geomean >= by_key["both"].geomean * 0.99
     text = render_pinned(study)
     assert "K=8 CUTLASS + cuBLASLt's top 8 (picked in run a): 1.0509" in text
+
+
+def test_the_wide_study_reports_its_picks_over_the_best_of_8_and_never_the_screen() -> None:
+    other = PIN.replace("custom=7", "custom=6")
+    rows = pd.DataFrame(
+        [
+            _row("s", other, 0.1),  # the screen chose it: its figure is not a pick's
+            _row("s", PIN, 0.2),
+            _row("a", "cublas:algo0", 1.0, ATTRS + ";ws=0"),
+            _row("a", PIN, 1.0),
+            _row("d", "cublas:heuristic", 1.0),
+            _row("d", PIN, 0.9),
+            _row("d", other, 0.8),
+        ]
+    )
+    picks = {"64x64x64": {"best8": PIN, "both": PIN, "wide": other, "wide_cublaslt": other}}
+    finalists = {"64x64x64": {"shortlist": [], "top8": [PIN], "extra": [PIN, other]}}
+    study = pinned_study(rows, picks, finalists, None)
+    by_key = {f.key: f for f in study.picks}
+    assert by_key["wide"].geomean == pytest.approx(1.25)
+    assert dict(study.over_best8)["wide"] == pytest.approx(0.9 / 0.8)
+    assert study.replays == 1 and study.replays_same_key == 1
+    assert study.screened_mean == 2
+    text = render_pinned(study)
+    assert "with the screen 1.1250" in text
+    assert "space near the heuristic" not in text
