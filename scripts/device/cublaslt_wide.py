@@ -70,7 +70,10 @@ def select(
     times, ranks = medians(rows), pinned_ranks(rows)
     out = {}
     for shape, entry in shortlist.items():
-        t, pinned = times.get(shape, {}), ranks.get(shape, {})
+        if shape not in times:
+            print(f"select: {shape} was not screened (the screen's deadline): left out")
+            continue
+        t, pinned = times[shape], ranks.get(shape, {})
         top8 = [pinned[r] for r in TOP8 if r in pinned]
         timed = sorted((c for c in t if c.startswith("cublaslt:")), key=lambda c: t[c])
         fresh = [c for c in timed if c not in top8][:top]

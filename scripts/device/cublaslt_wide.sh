@@ -45,19 +45,22 @@ fi
 python3 scripts/device/cublaslt_wide.py --stage screen --space "$SPACE" --out "$R/finalists_s.json"
 python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B" \
     --finalists "$R/finalists_s.json" --out "$R" --runs "s:s3r2" --warmups 1 \
-    --deadline-s "${SCREEN_S:-270}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_s.log"
+    --deadline-s "${SCREEN_S:-280}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_s.log"
 echo "screen: $(( $(date +%s) - start )) s"
 python3 scripts/device/cublaslt_wide.py --stage select --shortlist spaces/cublaslt_finalists.json \
     --rows "$R/timing_rows_s_s3r2.csv.gz" --top "${TOP:-8}" --out "$R/finalists.json"
 python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B" \
     --finalists "$R/finalists.json" --out "$R" --runs "a:g0r10" \
-    --deadline-s "${SELECT_S:-170}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_a.log"
+    --deadline-s "${SELECT_S:-150}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_a.log"
 python3 scripts/device/cublaslt_wide.py --stage confirm --finalists "$R/finalists.json" \
     --rows "$R/timing_rows_a_g0r10.csv.gz" --out "$R/finalists_d.json"
 python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B" \
     --finalists "$R/finalists_d.json" --out "$R" --runs "d:g0r10" \
-    --deadline-s "${CONFIRM_S:-110}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_d.log"
+    --deadline-s "${CONFIRM_S:-120}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_d.log"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm,power.limit,power.draw,temperature.gpu --format=csv > "$R/gpu_after.csv"
-(cd "$R" && tar -czf "$OUT/results.tgz" --exclude='*.so' .)
+# The screen's per-round rows travel apart (the largest file; the rest comes back without it).
+(cd "$R" && tar -czf "$OUT/results.tgz" --exclude='timing_rounds_s_*' --exclude='build.log' .)
+cp "$R"/timing_rounds_s_*.csv.gz "$OUT/" 2>/dev/null
+tail -3 "$R/build.log" > "$OUT/build_tail.log" 2>/dev/null
 ls -la "$OUT"
 echo "cublaslt_wide: $(( $(date +%s) - start )) s"
