@@ -61,6 +61,8 @@ class PinnedStudy:
     """(pick, its geomean over cuBLASLt's best of 8 alone, shape by shape) for the picks that
     add to the best of 8."""
     replays: int
+    replay_runs: str
+    """The runs the replays were read in (``a, b``; ``a`` where there is no repeat run)."""
     replays_same_key: int
     replay_geomean: float
     replay_p5: float
@@ -154,6 +156,7 @@ def pinned_study(
             if key in ratios and "best8" in ratios
         ),
         replays=len(replays),
+        replay_runs=", ".join(r for r in ("a", "b") if (rows["run"] == r).any()),
         replays_same_key=int(replays["same"].sum()),
         replay_geomean=_geomean(replays["ratio"]),
         replay_p5=float(replays["ratio"].quantile(0.05)),
@@ -182,7 +185,9 @@ def render_pinned(study: PinnedStudy) -> str:
         + ", ".join(f"{OVER_BEST8[key]} {value:.4f}" for key, value in study.over_best8)
     )
     lines.append(
-        f"pinned replays (runs a, b): {study.replays} cublaslt:<attributes> against their "
+        f"pinned replays ({'runs' if ',' in study.replay_runs else 'run'} {study.replay_runs}): "
+        f"{study.replays} cublaslt:<attributes> "
+        "against their "
         f"cublas:algo<i>, same attributes {study.replays_same_key}, time ratio geomean "
         f"{study.replay_geomean:.4f} (p5 {study.replay_p5:.4f}, p95 {study.replay_p95:.4f})"
     )

@@ -26,7 +26,8 @@ def render_timing(
     lines = [title, *render_position(check)]
     for mode, mode_check in sorted(by_mode.items()):
         lines += [f"  {mode}: {line}" for line in render_position(mode_check)]
-    lines.append("between runs a and b (the same shapes, new processes):")
+    if noise:
+        lines.append("between runs a and b (the same shapes, new processes):")
     for n in noise:
         lines.append(
             f"  {n.mode} ({MODES.get(n.mode, n.mode)}): heuristic timed in two runs sd "
