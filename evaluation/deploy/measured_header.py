@@ -254,10 +254,13 @@ def measured_dispatch(
     spec: GemmHeaderSpec | None = None,
     origin: str = "measured winners",
     cublaslt_version: int = 0,
+    judged_note: str | None = None,
 ) -> GemmDispatch:
     """One exact-match leaf per measured shape running its winner, then the tree for the
     rest (see the module docstring); ``cublaslt_version``: what the run's cuBLASLt reported
-    (needed when a pinned configuration wins somewhere)."""
+    (needed when a pinned configuration wins somewhere); ``judged_note``: where the winners were
+    judged, said in the header's note (default: the profile's selection or confirmation
+    rounds, as :func:`shape_summary` read them)."""
     spec = spec or GemmHeaderSpec()
     judged = judged_rows(table)
     fallback, keyed, features = _fallback_tree(judged, sms, spec)
@@ -300,6 +303,7 @@ def measured_dispatch(
         else "judged on the selection rounds (the profile has no confirmation run: "
         "`benchspace tune --confirm` re-times the finalists)"
     )
+    figures = judged_note or figures
     note = (
         f"One exact-match leaf per measured shape ({len(summary)}; M, N and K tested for "
         "equality) running the fastest configuration measured at that shape, CUTLASS kernels, "

@@ -132,6 +132,7 @@ def build_parser(chosen: str | None = None) -> argparse.ArgumentParser:
 MODES: dict[tuple[str, str], str] = {
     ("header", "check"): "--check",
     ("header", "from-profile"): "--from-profile",
+    ("header", "from-study"): "--from-study",
     ("tune-shapes", "report"): "--report",
     ("tune-shapes", "measured"): "--measured",
 }

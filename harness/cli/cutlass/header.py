@@ -125,6 +125,9 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _profile_arguments(parser: argparse.ArgumentParser) -> None:
+    from benchspace.harness.cli.cutlass.header_study import add_study_argument
+
+    add_study_argument(parser)
     parser.add_argument(
         "--from-profile",
         default=None,
@@ -324,6 +327,14 @@ def run(args: argparse.Namespace) -> int:
         pilot=args.pilot,
         narrow=args.narrow,
     )
+    if args.from_study:
+        from benchspace.harness.cli.cutlass.header_study import from_study
+
+        if args.check or args.from_profile:
+            raise UsageError(
+                "--from-study writes a study's header; leave out --check and --from-profile"
+            )
+        return from_study(args, spec)
     if args.from_profile:
         if args.check:
             raise UsageError("--check judges a selector's header; leave out --from-profile")

@@ -104,3 +104,25 @@ def test_the_wide_study_reports_its_picks_over_the_best_of_8_and_never_the_scree
     text = render_pinned(study)
     assert "with the screen 1.1250" in text
     assert "space near the heuristic" not in text
+
+
+def test_the_recorded_wide_h200_study_prints_its_confirmed_figures() -> None:
+    folder = DATA_DIR / "h200" / "cublaslt_wide"
+    if not (folder / "picks.json").exists():
+        pytest.skip("the H200 data is not installed")
+    from benchspace.evaluation.study.timing_runs import load_timing
+
+    rows = load_timing(folder)
+    study = pinned_study(
+        rows,
+        json.loads((folder / "picks.json").read_text()),
+        json.loads((folder / "finalists.json").read_text()),
+        None,
+    )
+    assert study.replay_runs == "a" and study.replays == study.replays_same_key == 512
+    by_key = {f.key: f for f in study.picks}
+    assert {f.shapes for f in study.picks} == {64}
+    assert by_key["wide"].geomean >= by_key["both"].geomean
+    assert study.screened_mean is not None and study.screened_mean > 900
+    text = render_pinned(study)
+    assert "K=8 CUTLASS + top 8 + the screen's best (picked in run a): 1.0638" in text
