@@ -72,6 +72,11 @@ FIGURES: dict[str, Figure] = {
     "timing-long": Figure("benchspace cutlass summary evaluation/data/h200/timing_long"),
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
     "catalogue-bound": Figure("python scripts/catalogue_bound.py"),
+    "cublaslt-wide": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt_wide"),
+    "cublaslt-wide-header": Figure(
+        "benchspace cutlass header --from-study evaluation/data/h200/cublaslt_wide"
+        " --out evaluation/data/h200/cublaslt_wide/gemm_kernels_tuned.hh"
+    ),
     "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
