@@ -73,6 +73,7 @@ FIGURES: dict[str, Figure] = {
     "cublaslt-study": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt"),
     "catalogue-bound": Figure("python scripts/catalogue_bound.py"),
     "cublaslt-wide": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt_wide"),
+    "cublaslt-rank": Figure("python scripts/cublaslt_rank.py", fast=False),
     "cublaslt-wide-header": Figure(
         "benchspace cutlass header --from-study evaluation/data/h200/cublaslt_wide"
         " --out evaluation/data/h200/cublaslt_wide/gemm_kernels_tuned.hh"
