@@ -16,6 +16,11 @@ from benchspace.evaluation.deploy.kernel_header import (
 )
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.evaluation.selector.shipped import shipped_line
+from benchspace.harness.cli.cutlass.header_study import (
+    add_study_argument,
+    cublaslt_version,
+    from_study,
+)
 from benchspace.harness.cli.cutlass.progress import progress
 from benchspace.harness.errors import UsageError
 from benchspace.harness.files import guard_output
@@ -125,8 +130,6 @@ def _check_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _profile_arguments(parser: argparse.ArgumentParser) -> None:
-    from benchspace.harness.cli.cutlass.header_study import add_study_argument
-
     add_study_argument(parser)
     parser.add_argument(
         "--from-profile",
@@ -222,7 +225,7 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
     )
     version = args.cublaslt_version
     if version is None:
-        version = _cublaslt_version(Path(args.from_profile).parent / "cublas.json")
+        version = cublaslt_version(Path(args.from_profile).parent / "cublas.json")
     dispatch = measured_dispatch(table, hw.sms, spec, origin, version)
     write_text_atomic(out, render_gemm_header(dispatch))
     _report_measured(args, spec, out, dispatch, table, full, profile, store)
@@ -300,17 +303,6 @@ def _store(args: argparse.Namespace) -> Path | None:
     return store_beside(Path(args.from_profile))
 
 
-def _cublaslt_version(path: Path) -> int:
-    """The 'version' of a --cublas-info JSON file; 0 when absent or unreadable."""
-    import json
-
-    try:
-        value = json.loads(path.read_text()).get("version")
-    except (OSError, ValueError, AttributeError):
-        return 0
-    return int(value) if isinstance(value, int) else 0
-
-
 def run(args: argparse.Namespace) -> int:
     """Grow the tree, write the header (unless only checking), optionally check it."""
     counts = (args.samples, args.pilot, args.narrow, args.check_samples)
@@ -328,12 +320,6 @@ def run(args: argparse.Namespace) -> int:
         narrow=args.narrow,
     )
     if args.from_study:
-        from benchspace.harness.cli.cutlass.header_study import from_study
-
-        if args.check or args.from_profile:
-            raise UsageError(
-                "--from-study writes a study's header; leave out --check and --from-profile"
-            )
         return from_study(args, spec)
     if args.from_profile:
         if args.check:

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 from benchspace.evaluation.deploy.kernel_header import GemmHeaderSpec, render_gemm_header
-from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_text_atomic
 
@@ -25,6 +25,10 @@ def add_study_argument(parser: argparse.ArgumentParser) -> None:
 
 
 def from_study(args: argparse.Namespace, spec: GemmHeaderSpec) -> int:
+    if args.check or args.from_profile:
+        raise UsageError(
+            "--from-study writes a study's header; leave out --check and --from-profile"
+        )
     from benchspace.evaluation.cutlass.hardware import load_hardware
     from benchspace.evaluation.deploy.measured_header import measured_dispatch
     from benchspace.evaluation.deploy.study_header import (
@@ -69,3 +73,12 @@ def from_study(args: argparse.Namespace, spec: GemmHeaderSpec) -> int:
     print(render_header_figure(header_figure(dispatch, rows)))
     print(f"wrote {out}: {len(dispatch.tree.leaves)} leaves, {len(dispatch.pinned)} pinned")
     return 0
+
+
+def cublaslt_version(path: Path) -> int:
+    """The 'version' of a --cublas-info JSON file; 0 when absent or unreadable."""
+    try:
+        value = json.loads(path.read_text()).get("version")
+    except (OSError, ValueError, AttributeError):
+        return 0
+    return int(value) if isinstance(value, int) else 0

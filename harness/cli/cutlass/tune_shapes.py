@@ -210,7 +210,7 @@ def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> li
         write_text_atomic(out / "per_shape.csv", curve.per_shape.to_csv(index=False))
         lines.append(f"wrote {out / 'per_shape.csv'}")
         try:
-            from benchspace.evaluation.deploy.shortlist_figure import write_curve_figure
+            from benchspace.evaluation.deploy.shortlist_format import write_curve_figure
 
             lines.append(f"wrote {write_curve_figure(curve, out / 'k_curve.png')}")
         except ModuleNotFoundError:

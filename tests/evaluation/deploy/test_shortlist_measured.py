@@ -90,7 +90,7 @@ def test_measured_without_a_shortlist_is_one_line(capsys: pytest.CaptureFixture[
 
 def test_the_curve_is_drawn_with_its_per_shape_table(tmp_path: __import__("pathlib").Path) -> None:
     pytest.importorskip("matplotlib")
-    from benchspace.evaluation.deploy.shortlist_figure import write_curve_figure
+    from benchspace.evaluation.deploy.shortlist_format import write_curve_figure
 
     table = _table({("y2", "c2", "y"): {"a": 1.2, "b": 1.0, "o": 1.0, "cublas:heuristic": 1.1}})
     curve = measured_curve(table, SHORT, ks=(1, 2))
