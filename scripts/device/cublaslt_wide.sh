@@ -18,13 +18,16 @@
 # libcb_*.so, batches.json and cutlass_bench built elsewhere; else they are built here from
 # spaces/timing_finalists.kernels.txt, which needs the nvidia-cutlass wheel in .whl), SCREEN (a
 # folder holding the first call's results.tgz, when the second call finds a fresh machine),
-# TOP (screened configurations per shape in run a, 8).
+# TOP (screened configurations per shape in run a, 8), FINALISTS (the shapes and their CUTLASS
+# shortlists, as spaces/cublaslt_finalists.json: {"MxNxK": {"shortlist": [kernel, ...]}}; other
+# shapes than the study's have their space listed here, and their kernels must be in LIBS).
 source scripts/device/env.sh
 set +e
 B=/tmp/cbuild
 R=/tmp/cresults
 D=evaluation/data/h200/cublaslt
 PART=${PART:-all}
+FINALISTS=${FINALISTS:-spaces/cublaslt_finalists.json}
 mkdir -p "$B" "$R"
 start=$(date +%s)
 if [ ! -x "$B/cutlass_bench" ]; then
@@ -54,10 +57,11 @@ if [ "$PART" != rest ]; then
   SPACE="$D/space.csv.gz"
   recorded=$(python3 -c "import json; print(json.load(open('$D/cublas.json'))['version'])")
   gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-  if ! grep -q "\"version\": $recorded" "$R/cublas_$PART.json" || [ "$gpu" != "NVIDIA H200" ]; then
+  if ! grep -q "\"version\": $recorded" "$R/cublas_$PART.json" || [ "$gpu" != "NVIDIA H200" ] ||
+     [ "$FINALISTS" != spaces/cublaslt_finalists.json ]; then
     echo "$gpu, not the recorded space's NVIDIA H200 with cuBLASLt $recorded: listing it again"
     python3 scripts/device/cublaslt_space.py --bench "$B/cutlass_bench" --cublas-lib "$CUBLAS_LIB" \
-        --finalists spaces/cublaslt_finalists.json --out "$R/finalists_listed.json" --sample 0 > "$R/space.log" 2>&1
+        --finalists "$FINALISTS" --out "$R/finalists_listed.json" --sample 0 > "$R/space.log" 2>&1
     SPACE="$R/space.csv.gz"
   fi
   python3 scripts/device/cublaslt_wide.py --stage screen --space "$SPACE" --out "$R/finalists_s.json"
@@ -67,7 +71,7 @@ if [ "$PART" != rest ]; then
   echo "screen: $(( $(date +%s) - start )) s"
 fi
 if [ "$PART" != screen ]; then
-  python3 scripts/device/cublaslt_wide.py --stage select --shortlist spaces/cublaslt_finalists.json \
+  python3 scripts/device/cublaslt_wide.py --stage select --shortlist "$FINALISTS" \
       --rows "$R/timing_rows_s_s3r2.csv.gz" --top "${TOP:-8}" --out "$R/finalists.json"
   python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B" \
       --finalists "$R/finalists.json" --out "$R" --runs "a:g0r10" \
