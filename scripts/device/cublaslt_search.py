@@ -107,10 +107,15 @@ def main() -> int:
             chosen = [v for v in pick.values() if v]
             out[shape] = {"shortlist": [], "extra": list(dict.fromkeys(chosen))}
         (args.out.parent / "picks.json").write_text(json.dumps(picks, indent=1, sort_keys=True))
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    sizes = [len(e["shortlist"]) + len(e["extra"]) for e in out.values()]
-    print(f"{args.stage}: {len(out)} shapes, {sum(sizes)} configurations (max {max(sizes)})")
+    write_finalists(args.out, out, args.stage)
     return 0
+
+
+def write_finalists(path: Path, out: dict[str, dict[str, list[str]]], stage: str) -> None:
+    """Write finalists for timing_runs.py and say how many configurations they hold."""
+    path.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
+    sizes = [len(e["shortlist"]) + len(e["extra"]) for e in out.values()]
+    print(f"{stage}: {len(out)} shapes, {sum(sizes)} configurations (max {max(sizes)})")
 
 
 if __name__ == "__main__":

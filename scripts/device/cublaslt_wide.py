@@ -36,7 +36,7 @@ import sys
 from collections import defaultdict
 from pathlib import Path
 
-from cublaslt_search import best, medians
+from cublaslt_search import best, medians, write_finalists
 
 TOP8 = tuple(f"cublas:algo{i}" for i in range(8))
 
@@ -117,9 +117,7 @@ def main() -> int:
         out = {
             s: {"shortlist": [], "extra": list(dict.fromkeys(c.values()))} for s, c in picks.items()
         }
-    args.out.write_text(json.dumps(out, indent=1, sort_keys=True) + "\n")
-    sizes = [len(e["shortlist"]) + len(e["extra"]) for e in out.values()]
-    print(f"{args.stage}: {len(out)} shapes, {sum(sizes)} configurations (max {max(sizes)})")
+    write_finalists(args.out, out, args.stage)
     return 0
 
 
