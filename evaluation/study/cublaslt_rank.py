@@ -14,7 +14,12 @@ list) and the ranker's top k, against the best of the whole screen (``captured``
 shape's best was found) and against the top 8 alone (``gain``); beside the ranker, k
 configurations drawn at random (seeded) with the top 8. Every figure is a screen reading: the
 screen chose nothing here, and no pick is confirmed, so these compare ways of choosing what
-to time, not GPU speed-ups (those are ``benchspace cutlass summary``'s run ``d``). Pure.
+to time, not GPU speed-ups (those are ``benchspace cutlass summary``'s run ``d``).
+
+:func:`ranked_space` turns the ranker into candidates: per shape of a listed space
+(``cutlass_bench --cublas-space``'s ``space.csv.gz``), its top k configurations by a model that
+never saw the shape (trained on the screen's other folds, or on the whole screen for a shape
+it does not hold), for a screen of k per shape instead of the whole space. Pure.
 """
 
 from __future__ import annotations
@@ -29,7 +34,7 @@ from benchspace.evaluation.selector.grades import linear_grades
 
 FIELDS = ("id", "tile", "splitk", "reduction", "swizzle", "custom", "stages", "inner", "cluster")
 CATEGORIES = tuple(f for f in FIELDS if f != "splitk")
-BUDGETS = (8, 16, 32, 64, 128)
+BUDGETS = (8, 16, 32, 64, 128, 256)
 TOP8 = tuple(f"cublas:algo{i}" for i in range(8))
 
 
@@ -86,39 +91,83 @@ def features(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def out_of_fold_scores(frame: pd.DataFrame, folds: int = 8, seed: int = 0) -> np.ndarray:
-    """Each row's score from a ranker trained on the other folds' shapes."""
+def space_frame(space: pd.DataFrame) -> pd.DataFrame:
+    """A listed space (columns ``shape``, ``config``) as rows of shape, M, N, K, key and the
+    nine attributes (no timing: what the ranker scores)."""
+    lt = space[space["config"].astype(str).str.startswith("cublaslt:")]
+    dims = lt["shape"].astype(str).str.split("x", expand=True).astype(np.int64)
+    frame = pd.DataFrame(
+        {
+            "shape": lt["shape"].astype(str).to_numpy(),
+            "M": dims[0].to_numpy(),
+            "N": dims[1].to_numpy(),
+            "K": dims[2].to_numpy(),
+            "key": lt["config"].astype(str).to_numpy(),
+        }
+    )
+    attrs = pd.DataFrame([_attributes(k) for k in frame["key"]], columns=list(FIELDS))
+    return pd.concat([frame, attrs], axis=1)
+
+
+def _ranker(sub: pd.DataFrame, X: pd.DataFrame, seed: int) -> object:
     import xgboost as xgb
 
+    y = sub["tflops"] / sub.groupby("shape")["tflops"].transform("max")
+    label = linear_grades(y.to_numpy())
+    qid = pd.factorize(sub["shape"])[0]
+    model = xgb.XGBRanker(
+        objective="rank:ndcg",
+        n_estimators=200,
+        max_depth=6,
+        learning_rate=0.1,
+        tree_method="hist",
+        enable_categorical=True,
+        lambdarank_pair_method="topk",
+        lambdarank_num_pair_per_sample=16,
+        n_jobs=2,
+        random_state=seed,
+    )
+    model.fit(X, label, qid=qid)
+    return model
+
+
+def out_of_fold_scores(
+    frame: pd.DataFrame, folds: int = 8, seed: int = 0, target: pd.DataFrame | None = None
+) -> np.ndarray:
+    """A score for each row of ``target`` (default: ``frame``, the screen) from a ranker
+    trained on ``frame``'s shapes of the other folds; a target shape the screen does not hold
+    is scored by a ranker trained on the whole screen."""
+    target = frame if target is None else target
     shapes = np.array(sorted(frame["shape"].unique()))
     rng = np.random.default_rng(seed)
     fold_of = dict(zip(rng.permutation(shapes), np.arange(len(shapes)) % folds, strict=True))
     fold = frame["shape"].map(fold_of).to_numpy()
-    X = features(frame)
+    target_fold = target["shape"].map(fold_of).fillna(-1).astype(int).to_numpy()
+    columns = ["M", "N", "K", *FIELDS]
+    both = features(pd.concat([frame[columns], target[columns]], ignore_index=True))
+    X, X_target = both.iloc[: len(frame)], both.iloc[len(frame) :]
     order = np.argsort(frame["shape"].to_numpy(), kind="stable")
-    scores = np.full(len(frame), np.nan)
-    for f in range(folds):
+    scores = np.full(len(target), np.nan)
+    for f in sorted(set(target_fold.tolist())):
         train = order[fold[order] != f]
-        test = np.flatnonzero(fold == f)
-        sub = frame.iloc[train]
-        y = sub["tflops"] / sub.groupby("shape")["tflops"].transform("max")
-        label = linear_grades(y.to_numpy())
-        qid = pd.factorize(sub["shape"])[0]
-        model = xgb.XGBRanker(
-            objective="rank:ndcg",
-            n_estimators=200,
-            max_depth=6,
-            learning_rate=0.1,
-            tree_method="hist",
-            enable_categorical=True,
-            lambdarank_pair_method="topk",
-            lambdarank_num_pair_per_sample=16,
-            n_jobs=2,
-            random_state=seed,
-        )
-        model.fit(X.iloc[train], label, qid=qid)
-        scores[test] = model.predict(X.iloc[test])
+        test = np.flatnonzero(target_fold == f)
+        model = _ranker(frame.iloc[train], X.iloc[train], seed)
+        scores[test] = model.predict(X_target.iloc[test])  # type: ignore[attr-defined]
     return scores
+
+
+def ranked_space(
+    space: pd.DataFrame, screen: pd.DataFrame, k: int, folds: int = 8, seed: int = 0
+) -> dict[str, list[str]]:
+    """Per shape of ``space`` (a listed space's rows), its top ``k`` configuration keys by
+    :func:`out_of_fold_scores` against ``screen`` (a :func:`screen_frame`), best first."""
+    target = space_frame(space)
+    scored = target.assign(score=out_of_fold_scores(screen, folds, seed, target=target))
+    out: dict[str, list[str]] = {}
+    for shape, g in scored.groupby("shape", sort=True):
+        order = np.argsort(-g["score"].to_numpy(), kind="stable")[:k]
+        out[str(shape)] = g["key"].to_numpy()[order].tolist()
+    return out
 
 
 @dataclass(frozen=True, kw_only=True)

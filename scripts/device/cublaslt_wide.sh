@@ -20,7 +20,9 @@
 # folder holding the first call's results.tgz, when the second call finds a fresh machine),
 # TOP (screened configurations per shape in run a, 8), FINALISTS (the shapes and their CUTLASS
 # shortlists, as spaces/cublaslt_finalists.json: {"MxNxK": {"shortlist": [kernel, ...]}}; other
-# shapes than the study's have their space listed here, and their kernels must be in LIBS).
+# shapes than the study's have their space listed here, and their kernels must be in LIBS),
+# RANKED (the screen's finalists written by scripts/cublaslt_rank.py --space ... --out FILE: the
+# screen times the ranker's top k per shape instead of the whole listed space).
 source scripts/device/env.sh
 set +e
 B=/tmp/cbuild
@@ -54,17 +56,22 @@ smi() {
 smi "gpu_before_$PART"
 echo "build: $(( $(date +%s) - start )) s"
 if [ "$PART" != rest ]; then
-  SPACE="$D/space.csv.gz"
-  recorded=$(python3 -c "import json; print(json.load(open('$D/cublas.json'))['version'])")
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
-  if ! grep -q "\"version\": $recorded" "$R/cublas_$PART.json" || [ "$gpu" != "NVIDIA H200" ] ||
-     [ "$FINALISTS" != spaces/cublaslt_finalists.json ]; then
-    echo "$gpu, not the recorded space's NVIDIA H200 with cuBLASLt $recorded: listing it again"
-    python3 scripts/device/cublaslt_space.py --bench "$B/cutlass_bench" --cublas-lib "$CUBLAS_LIB" \
-        --finalists "$FINALISTS" --out "$R/finalists_listed.json" --sample 0 > "$R/space.log" 2>&1
-    SPACE="$R/space.csv.gz"
+  if [ -n "${RANKED:-}" ]; then
+    cp "$RANKED" "$R/finalists_s.json"
+    echo "screen: the ranker's list $RANKED"
+  else
+    SPACE="$D/space.csv.gz"
+    recorded=$(python3 -c "import json; print(json.load(open('$D/cublas.json'))['version'])")
+    gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
+    if ! grep -q "\"version\": $recorded" "$R/cublas_$PART.json" || [ "$gpu" != "NVIDIA H200" ] ||
+       [ "$FINALISTS" != spaces/cublaslt_finalists.json ]; then
+      echo "$gpu, not the recorded space's NVIDIA H200 with cuBLASLt $recorded: listing it again"
+      python3 scripts/device/cublaslt_space.py --bench "$B/cutlass_bench" --cublas-lib "$CUBLAS_LIB" \
+          --finalists "$FINALISTS" --out "$R/finalists_listed.json" --sample 0 > "$R/space.log" 2>&1
+      SPACE="$R/space.csv.gz"
+    fi
+    python3 scripts/device/cublaslt_wide.py --stage screen --space "$SPACE" --out "$R/finalists_s.json"
   fi
-  python3 scripts/device/cublaslt_wide.py --stage screen --space "$SPACE" --out "$R/finalists_s.json"
   python3 scripts/device/timing_runs.py --bench "$B/cutlass_bench" --build-dir "$B" \
       --finalists "$R/finalists_s.json" --out "$R" --runs "s:s3r2" --warmups 1 \
       --deadline-s "${SCREEN_S:-520}" --cublas-lib "$CUBLAS_LIB" 2>&1 | tee "$R/runs_s.log"
