@@ -74,6 +74,11 @@ FIGURES: dict[str, Figure] = {
     "catalogue-bound": Figure("python scripts/catalogue_bound.py"),
     "cublaslt-wide": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt_wide"),
     "cublaslt-rank": Figure("python scripts/cublaslt_rank.py", fast=False),
+    "cublaslt-ranked": Figure("benchspace cutlass summary evaluation/data/h200/cublaslt_ranked"),
+    "cublaslt-ranked-header": Figure(
+        "benchspace cutlass header --from-study evaluation/data/h200/cublaslt_ranked"
+        " --out evaluation/data/h200/cublaslt_ranked/gemm_kernels_tuned.hh"
+    ),
     "cublaslt-wide-header": Figure(
         "benchspace cutlass header --from-study evaluation/data/h200/cublaslt_wide"
         " --out evaluation/data/h200/cublaslt_wide/gemm_kernels_tuned.hh"

@@ -10,8 +10,10 @@ import pytest
 from benchspace.evaluation.study.cublaslt_rank import (
     out_of_fold_scores,
     rank_study,
+    ranked_space,
     render_rank_study,
     screen_frame,
+    space_frame,
 )
 
 
@@ -58,3 +60,19 @@ def test_a_ranker_out_of_fold_finds_the_best_with_a_small_budget() -> None:
     assert study.top8_captured < 0.9
     assert by_k[32].ranked_gain == pytest.approx(study.screen_gain, rel=0.01)
     assert "k=8" in render_rank_study(study)
+
+
+def test_a_listed_space_is_ranked_per_shape_by_a_model_that_never_saw_the_shape() -> None:
+    screen = screen_frame(_screen())
+    shapes = sorted(screen["shape"].unique())
+    listed = [*shapes[:2], "100x512x1024"]
+    keys = [_key(t, c) for t in range(12) for c in range(8)]
+    space = pd.DataFrame([{"shape": s, "config": key} for s in listed for key in keys])
+    ranked = ranked_space(space, screen, k=4, folds=4)
+    assert sorted(ranked) == sorted([*shapes[:2], "100x512x1024"])
+    assert {len(keys) for keys in ranked.values()} == {4}
+    for keys in ranked.values():  # the best (tile 7, custom 5) ranked first, seen or not
+        assert keys[0] == _key(7, 5)
+    frame = space_frame(space)
+    m, n, k = (int(d) for d in shapes[0].split("x"))
+    assert list(frame.loc[0, ["M", "N", "K", "tile", "custom"]]) == [m, n, k, 0, 0]

@@ -126,3 +126,30 @@ def test_the_recorded_wide_h200_study_prints_its_confirmed_figures() -> None:
     assert study.screened_mean is not None and study.screened_mean > 900
     text = render_pinned(study)
     assert "K=8 CUTLASS + top 8 + the screen's best (picked in run a): 1.0638" in text
+
+
+def test_the_recorded_ranked_h200_study_screens_the_rankers_256_and_confirms_its_picks() -> None:
+    folder = DATA_DIR / "h200" / "cublaslt_ranked"
+    if not (folder / "picks.json").exists():
+        pytest.skip("the H200 data is not installed")
+    import gzip
+
+    from benchspace.evaluation.study.timing_runs import load_timing
+
+    rows = load_timing(folder)
+    study = pinned_study(
+        rows,
+        json.loads((folder / "picks.json").read_text()),
+        json.loads((folder / "finalists.json").read_text()),
+        None,
+    )
+    with gzip.open(folder / "finalists_s.json.gz", "rt") as handle:
+        screened = json.loads(handle.read())
+    assert {len(entry["extra"]) for entry in screened.values()} == {256}
+    assert study.screened_mean == 256
+    by_key = {f.key: f for f in study.picks}
+    assert {f.shapes for f in study.picks} == {64}
+    text = render_pinned(study)
+    assert "K=8 CUTLASS + top 8 + the screen's best (picked in run a): 1.0638" in text
+    assert "K=8 + top 8 1.0072, with the screen 1.0187" in text
+    assert by_key["wide"].geomean >= by_key["both"].geomean
