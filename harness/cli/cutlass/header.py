@@ -379,8 +379,7 @@ def _check(
     args: argparse.Namespace, selector: Any, dispatch: Any, leaves: int, say: Callable[[str], None]
 ) -> None:
     """--check: the header's regret against select on a fresh sample (and --dataset's)."""
-    from benchspace.evaluation.deploy.header_check import check_header
-    from benchspace.evaluation.deploy.header_check_format import render_check
+    from benchspace.evaluation.deploy.header_check import check_header, render_check
 
     exhaustive = None
     if args.dataset:

@@ -12,8 +12,7 @@ from selector_data import FROZEN
 
 from benchspace.evaluation.cutlass.dataset import candidate_table
 from benchspace.evaluation.cutlass.dataset_read import load_dataset
-from benchspace.evaluation.deploy.header_check import check_header
-from benchspace.evaluation.deploy.header_check_format import render_check
+from benchspace.evaluation.deploy.header_check import check_header, render_check
 from benchspace.evaluation.deploy.kernel_header import (
     CUBLAS,
     GemmHeaderSpec,
