@@ -9,7 +9,8 @@ which, per shape). ``cublas:heuristic`` (what a plain cuBLAS call runs) competes
 ``cublas`` pseudo-kernel; a ``cublas:algo<i>`` row competes as a pinned cuBLASLt entry when
 the run's store says which configuration it ran (its ``cublas_algo`` attributes; see
 :mod:`evaluation.deploy.store_algos`), else it is only reported (the best of them is what a
-cuBLASLt autotune gets).
+cuBLASLt autotune gets); a ``cublaslt:id=..;...`` row (a configuration the space itself pinned:
+``tune-shapes --cublaslt-space``) competes as that pinned entry.
 
 Every measured shape gets an exact-match leaf (M, N and K each tested for equality) running
 its own winner; a shape that was not measured falls through to a decision tree
@@ -84,6 +85,9 @@ def measured_table(
                 kernel, raster, swizzle = CUBLAS, "H", 1
                 known = (algos or {}).get((shape, config))
                 pinned = known.key if known is not None else ""
+            elif is_key(config):  # a pinned configuration of the space (tune-shapes --cublaslt-*)
+                kernel, raster, swizzle = CUBLAS, "H", 1
+                pinned = parse_key(config, f"{profile.source}: {name}: kernel").key
             else:
                 parsed = parse_config(config)
                 if parsed.splits != 1 or parsed.decomposition != "H":
@@ -111,10 +115,11 @@ def judged_rows(table: pd.DataFrame) -> pd.DataFrame:
 
 def restrict_to_top(table: pd.DataFrame, short: pd.DataFrame, k: int) -> pd.DataFrame:
     """The rows of ``table`` among each shape's top ``k`` of ``short`` (a shortlist with M, N,
-    K, rank, config), plus every cuBLASLt row."""
+    K, rank, config), plus every cuBLASLt row (``cublas:*`` and pinned ``cublaslt:`` ones)."""
     top = short[short["rank"] <= k][["M", "N", "K", "config"]].assign(_keep=True)
     merged = table.merge(top, on=["M", "N", "K", "config"], how="left")
-    keep = merged["_keep"].fillna(False).astype(bool) | merged["config"].str.startswith("cublas:")
+    cublaslt = merged["config"].str.startswith("cublas:") | merged["config"].map(is_key)
+    keep = merged["_keep"].fillna(False).astype(bool) | cublaslt
     return table[keep.to_numpy()].reset_index(drop=True)
 
 
@@ -147,13 +152,15 @@ def _best(records: list[dict[str, Any]]) -> tuple[str, float]:
 def _pinned_choices(
     rows: list[dict[str, Any]], heuristic: list[dict[str, Any]]
 ) -> list[dict[str, Any]]:
-    """A shape's ``cublas:algo<i>`` rows with a known configuration, as pinned candidates
-    (``config`` = the key); one running the heuristic's own configuration is not one."""
+    """A shape's ``cublas:algo<i>`` rows with a known configuration and its ``cublaslt:``
+    rows, as pinned candidates (``config`` = the key, the best reading of a key that ran under
+    both names); one running the heuristic's own configuration is not one."""
     own = {str(r["pinned"]) for r in heuristic if r["pinned"]}
     out: dict[str, dict[str, Any]] = {}
     for r in rows:
         key = str(r["pinned"])
-        if not str(r["config"]).startswith(CUBLAS_ALGO) or not key or key in own:
+        pinned_row = str(r["config"]).startswith(CUBLAS_ALGO) or is_key(str(r["config"]))
+        if not pinned_row or not key or key in own:
             continue
         if key not in out or float(r["tflops"]) > float(out[key]["tflops"]):
             out[key] = {**r, "config": key}
@@ -172,7 +179,8 @@ def shape_summary(table: pd.DataFrame) -> list[ShapeWinner]:
         cutlass = [r for r in rows if r["kernel"] != CUBLAS]
         heuristic = [r for r in rows if r["config"] == CUBLAS_HEURISTIC]
         algos = [r for r in rows if str(r["config"]).startswith(CUBLAS_ALGO)]
-        winner, winner_t = _best(cutlass + heuristic + _pinned_choices(algos, heuristic))
+        listed = [r for r in rows if is_key(str(r["config"]))]
+        winner, winner_t = _best(cutlass + heuristic + _pinned_choices(algos + listed, heuristic))
         best_c, best_t = _best(cutlass)
         out.append(
             ShapeWinner(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchspace.evaluation.deploy.ranked_candidates import DEFAULT_RANKED, DEFAULT_SCREEN
 from benchspace.evaluation.deploy.shortlist import (
     DEFAULT_CUBLAS_ALGOS,
     kernels_to_build,
@@ -21,6 +22,7 @@ from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """Register the shapes, K, the selector, the outputs and ``--report``."""
     _shortlist_arguments(parser)
+    _cublaslt_arguments(parser)
     _mode_arguments(parser)
 
 
@@ -63,6 +65,33 @@ def _shortlist_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _cublaslt_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--cublaslt-space",
+        type=Path,
+        default=None,
+        metavar="CSV",
+        help="cuBLASLt's listed configurations per shape (space.csv.gz of "
+        "scripts/device/cublaslt_space.py): the ranker's top --cublaslt-ranked of each shape "
+        "join its case as pinned configurations (driver v4)",
+    )
+    parser.add_argument(
+        "--cublaslt-ranked",
+        type=int,
+        default=DEFAULT_RANKED,
+        metavar="K",
+        help=f"with --cublaslt-space: configurations per shape (default: {DEFAULT_RANKED})",
+    )
+    parser.add_argument(
+        "--ranker-screen",
+        type=Path,
+        default=DEFAULT_SCREEN,
+        metavar="DIR",
+        help="with --cublaslt-space: the screen the ranker learns from (default: "
+        f"{DEFAULT_SCREEN})",
+    )
+
+
 def _mode_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--report",
@@ -96,7 +125,11 @@ def _mode_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _inputs(args: argparse.Namespace) -> list[tuple[str | Path | None, str]]:
-    return [*((s, "a shapes file") for s in args.shapes), (args.model, "the selector")]
+    return [
+        *((s, "a shapes file") for s in args.shapes),
+        (args.model, "the selector"),
+        (args.cublaslt_space, "the listed cuBLASLt space"),
+    ]
 
 
 def _outputs(space: Path) -> tuple[Path, Path]:
@@ -127,43 +160,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--measured needs --shortlist CSV (the shortlist that was timed)")
     _guard(args)
     if args.shapes or args.shape:
-        kernels_out, shortlist_out = _outputs(args.out)
-        shapes = read_user_shapes(args.shapes, args.shape)
-        selector = load_selector(args.model)
-        short = shortlist(selector, shapes, args.topk, args.layout)
-        kernels = kernels_to_build(short)
-        write_text_atomic(
-            kernels_out,
-            "\n".join(
-                [
-                    "# format: benchspace-kernel-list 1",
-                    f"# the top {args.topk} kernels of {len(shapes)} shapes by {selector.name} "
-                    f"({Path(args.model).name}); build: benchspace cutlass build --kernels "
-                    f"{kernels_out}",
-                    *kernels,
-                ]
-            )
-            + "\n",
-        )
-        write_text_atomic(shortlist_out, short.to_csv(index=False))
-        origin = f"{selector.name} ({Path(args.model).name} {selector.sha256[:12]})"
-        space = shortlist_space(
-            short,
-            cublas_algos=args.cublas_algos,
-            heat_s=args.heat_s,
-            warmups=args.warmups,
-            origin=origin,
-        )
-        write_json_atomic(args.out, space)
-        cublas = max(args.cublas_algos + 1, 0)
-        print(
-            f"{args.out}: {len(shapes)} shapes x (top {args.topk} + {cublas} cuBLASLt) = "
-            f"{len(short) + cublas * len(shapes)} configurations; {len(kernels)} distinct "
-            f"kernels in {kernels_out}; shortlist in {shortlist_out}\n"
-            f"next: benchspace cutlass build --kernels {kernels_out} --build-dir build/cutlass; "
-            f"benchspace tune --space {args.out} --build-dir build/cutlass --out profile.json; "
-            f"benchspace cutlass header --from-profile profile.json --shortlist {shortlist_out}"
-        )
+        _write_space(args)
     if args.report:
         from benchspace.evaluation.deploy.shortlist_format import render_curve
         from benchspace.evaluation.deploy.shortlist_study import Protocol, shortlist_study
@@ -176,6 +173,79 @@ def run(args: argparse.Namespace) -> int:
     if args.measured:
         print("\n".join(_measured(Path(args.measured), args.shortlist, args)))
     return 0
+
+
+def _write_space(args: argparse.Namespace) -> None:
+    """The shortlist, the kernel list and the space (with the ranker's pinned candidates)."""
+    kernels_out, shortlist_out = _outputs(args.out)
+    shapes = read_user_shapes(args.shapes, args.shape)
+    selector = load_selector(args.model)
+    short = shortlist(selector, shapes, args.topk, args.layout)
+    ranked = _ranked(args, shapes)
+    kernels = kernels_to_build(short)
+    write_text_atomic(
+        kernels_out,
+        "\n".join(
+            [
+                "# format: benchspace-kernel-list 1",
+                f"# the top {args.topk} kernels of {len(shapes)} shapes by {selector.name} "
+                f"({Path(args.model).name}); build: benchspace cutlass build --kernels "
+                f"{kernels_out}",
+                *kernels,
+            ]
+        )
+        + "\n",
+    )
+    write_text_atomic(shortlist_out, short.to_csv(index=False))
+    origin = f"{selector.name} ({Path(args.model).name} {selector.sha256[:12]})"
+    space = shortlist_space(
+        short,
+        cublas_algos=args.cublas_algos,
+        heat_s=args.heat_s,
+        warmups=args.warmups,
+        origin=origin,
+        ranked=ranked,
+    )
+    write_json_atomic(args.out, space)
+    cublas = max(args.cublas_algos + 1, 0)
+    pinned = sum(len(keys) for keys in ranked.values())
+    print(
+        f"{args.out}: {len(shapes)} shapes x (top {args.topk} + {cublas} cuBLASLt) "
+        + (f"+ {pinned} ranked pinned " if pinned else "")
+        + f"= {len(short) + cublas * len(shapes) + pinned} configurations; {len(kernels)} "
+        f"distinct kernels in {kernels_out}; shortlist in {shortlist_out}\n"
+        f"next: benchspace cutlass build --kernels {kernels_out} --build-dir build/cutlass; "
+        f"benchspace tune --space {args.out} --build-dir build/cutlass --out profile.json; "
+        f"benchspace cutlass header --from-profile profile.json --shortlist {shortlist_out}"
+    )
+
+
+def _ranked(
+    args: argparse.Namespace, shapes: list[tuple[int, int, int]]
+) -> dict[tuple[int, int, int], list[str]]:
+    """Per shape, the ranker's top ``--cublaslt-ranked`` of ``--cublaslt-space`` (none without)."""
+    if args.cublaslt_space is None:
+        return {}
+    from benchspace.evaluation.deploy.ranked_candidates import (
+        ranked_candidates,
+        read_listed_space,
+    )
+    from benchspace.evaluation.study.cublaslt_rank import screen_frame
+    from benchspace.evaluation.study.timing_runs import load_timing
+
+    if args.cublaslt_ranked < 1:
+        raise UsageError(f"--cublaslt-ranked {args.cublaslt_ranked} must be at least 1")
+    listed = read_listed_space(args.cublaslt_space)
+    rows = load_timing(Path(args.ranker_screen))
+    screen = screen_frame(rows) if not rows.empty else rows
+    return ranked_candidates(
+        listed,
+        screen,
+        shapes,
+        args.cublaslt_ranked,
+        source=str(args.cublaslt_space),
+        screen_source=str(args.ranker_screen),
+    )
 
 
 def _measured(folder: Path, shortlist_csv: Path, args: argparse.Namespace) -> list[str]:

@@ -285,6 +285,33 @@ def test_a_cublaslt_winner_is_pinned_and_confirmation_rounds_judge() -> None:
     assert dispatch.choices[int(code)].kernel != dispatch.pinned[0].enum_name
 
 
+def test_a_pinned_candidate_of_the_space_competes_as_itself() -> None:
+    """A ``cublaslt:`` row of the space (tune-shapes --cublaslt-space) wins as its own key and
+    survives --topk; the heuristic's own configuration listed again is not a second entry."""
+    a, b = (24, 4096, 4096), (1024, 4096, 4096)
+    heur = PIN.replace("tile=194", "tile=17")
+    table = _table(
+        [(a, KA, 60.0), (a, "cublas:heuristic", 55.0), (a, "cublas:algo0", 58.0),
+         (a, PIN, 66.0), (a, heur, 90.0), (b, KA, 500.0), (b, "cublas:heuristic", 450.0),
+         (b, PIN, 470.0)],
+        pinned={(a, "cublas:heuristic"): heur},
+    )  # fmt: skip
+    listed = table["config"].str.startswith("cublaslt:")
+    table.loc[listed, "kernel"] = CUBLAS
+    table.loc[listed, "raster"] = "H"
+    table.loc[listed, "swizzle"] = 1
+    table.loc[listed, "pinned"] = table.loc[listed, "config"]
+    summary = shape_summary(table)
+    assert [w.winner for w in summary] == [PIN, KA]
+    assert summary[0].cublas_best_tflops == 58.0  # the heuristic's eight, not the listed ones
+    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+    assert [p.key for p in dispatch.pinned] == [PIN]
+    assert dispatch_hits(dispatch, summary) == [True, True]
+    short = pd.DataFrame({"M": [24], "N": [4096], "K": [4096], "rank": [1], "config": [KA]})
+    top1 = restrict_to_top(table[table["M"] == 24], short, 1)
+    assert PIN in set(top1["config"])
+
+
 def test_curve_regret_and_gpu_time() -> None:
     labels = pd.DataFrame(
         {"group": ["g"] * 3 + ["h"] * 3, "M": [1000] * 6, "N": [1000] * 6, "K": [500] * 6,

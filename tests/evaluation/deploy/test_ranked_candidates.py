@@ -1,0 +1,223 @@
+"""The ranker's pinned cuBLASLt candidates in tune-my-shapes: the listed space read and checked,
+each shape's top k (ranked by a model that never saw it), the space that times them beside the
+CUTLASS shortlist, and a header that dispatches to a pinned winner (fake driver, g++).
+
+The listed space and the screen are slices of the H200 recordings (``cublaslt/space.csv.gz``
+that ``scripts/device/cublaslt_space.py`` wrote, the wide study's screen rows that the driver
+printed): the tests' shapes are listed there, and the screen slice holds other shapes.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from selector_data import FROZEN
+
+from benchspace.evaluation.deploy.measured_header import COLUMNS, measured_table, shape_summary
+from benchspace.evaluation.deploy.pinned import is_key, parse_key
+from benchspace.evaluation.deploy.ranked_candidates import (
+    ranked_candidates,
+    read_listed_space,
+)
+from benchspace.evaluation.study.cublaslt_rank import screen_frame
+from benchspace.evaluation.study.timing_runs import load_timing
+from benchspace.harness.cli import main
+from benchspace.harness.errors import BenchspaceError, UsageError
+from benchspace.harness.profiles.read import load_profile
+from benchspace.harness.spaces.load import load_space
+
+DATA = Path(__file__).parents[3] / "evaluation" / "data" / "h200"
+SHAPES = ((1088, 736, 896), (1088, 832, 64), (128, 4288, 256))
+SCREEN_SHAPES = ("1024x4096x4096", "1216x1248x1248", "12224x320x320", "128x14336x4096")
+K = 6
+
+
+@pytest.fixture(scope="module")
+def listed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The recorded listed space of the tests' shapes (gzip, as the GPU script writes it)."""
+    space = pd.read_csv(DATA / "cublaslt" / "space.csv.gz")
+    names = {"x".join(map(str, s)) for s in SHAPES}
+    out = tmp_path_factory.mktemp("listed") / "space.csv.gz"
+    with gzip.open(out, "wt", newline="") as handle:
+        space[space["shape"].isin(names)].to_csv(handle, index=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def screen_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The wide study's screen rows of four other shapes."""
+    rows = load_timing(DATA / "cublaslt_wide")
+    shape = rows["M"].astype(str) + "x" + rows["N"].astype(str) + "x" + rows["K"].astype(str)
+    folder = tmp_path_factory.mktemp("screen")
+    with gzip.open(folder / "timing_rows_s_s3r2.csv.gz", "wt", newline="") as handle:
+        rows[shape.isin(SCREEN_SHAPES) & (rows["run"] == "s")].to_csv(handle, index=False)
+    return folder
+
+
+def test_the_ranker_keeps_k_listed_keys_per_shape(listed: Path, screen_dir: Path) -> None:
+    space = read_listed_space(listed)
+    screen = screen_frame(load_timing(screen_dir))
+    assert set(screen["shape"]) == set(SCREEN_SHAPES)  # none of the shapes ranked
+    ranked = ranked_candidates(space, screen, list(SHAPES), K)
+    assert list(ranked) == list(SHAPES)
+    for shape, keys in ranked.items():
+        name = "x".join(map(str, shape))
+        assert len(keys) == len(set(keys)) == K
+        assert set(keys) <= set(space[space["shape"] == name]["config"])
+        assert all(parse_key(k).key == k for k in keys)
+    again = ranked_candidates(space, screen, list(SHAPES), K)
+    assert again == ranked  # seeded: the same candidates every time
+    with pytest.raises(UsageError, match="--cublaslt-ranked 0 must be at least 1"):
+        ranked_candidates(space, screen, list(SHAPES), 0)
+    with pytest.raises(BenchspaceError, match=r"lists no configuration for 4096x4096x4096; list"):
+        ranked_candidates(space, screen, [*SHAPES, (4096, 4096, 4096)], K)
+
+
+GOOD_KEY = (
+    "cublaslt:id=66;tile=13;splitk=1;reduction=0;swizzle=0;custom=7;stages=35;inner=0;cluster=5"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "match"),
+    [
+        ("shape,key\n1x2x3,x\n", r"lacks the columns config; pass the space.csv.gz"),
+        (f"shape,config\n1x2,{GOOD_KEY}\n", r"row 2: shape '1x2' is not MxNxK"),
+        (f"shape,config\n1x2x3,{GOOD_KEY}\n1x2x3,cublas:algo0\n",
+         r"row 3: config: 'cublas:algo0' does not start with 'cublaslt:'"),
+        ("shape,config\n1x2x3,cublaslt:id=1;tile=2\n", r"row 2: config: .* is not 9 attributes"),
+    ],
+)  # fmt: skip
+def test_a_bad_listed_space_is_one_line(tmp_path: Path, text: str, match: str) -> None:
+    bad = tmp_path / "space.csv"
+    bad.write_text(text)
+    with pytest.raises(BenchspaceError, match=match) as info:
+        read_listed_space(bad)
+    assert str(info.value).startswith(f"{bad}: ") and "\n" not in str(info.value)
+
+
+def test_a_truncated_gzip_is_one_line(tmp_path: Path, listed: Path) -> None:
+    bad = tmp_path / "space.csv.gz"
+    bad.write_bytes(listed.read_bytes()[:40])
+    with pytest.raises(BenchspaceError, match=r"space.csv.gz: not a gzip file .*; pass"):
+        read_listed_space(bad)
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("model") / "selector.json"
+    assert main(["cutlass", "train", str(FROZEN), "--hardware", "h200", "--out", str(out)]) == 0
+    return out
+
+
+def _tune_shapes(saved: Path, out: Path, *extra: str) -> int:
+    words = [w for s in SHAPES for w in ("--shape", "x".join(map(str, s)))]
+    return main(["cutlass", "tune-shapes", *words, "--model", str(saved), "--out", str(out),
+                 "--topk", "2", "--cublas-algos", "2", *extra])  # fmt: skip
+
+
+def test_bad_listed_space_writes_nothing(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], screen_dir: Path
+) -> None:
+    bad = tmp_path / "space.csv.gz"
+    bad.write_text("shape,config\n1088x736x896,cublas:heuristic\n")
+    out = tmp_path / "out" / "space.json"
+    assert _tune_shapes(saved, out, "--cublaslt-space", str(bad),
+                        "--ranker-screen", str(screen_dir)) == 1  # fmt: skip
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {bad}: row 2: config:") and err.count("\n") == 1
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+    assert _tune_shapes(saved, out, "--cublaslt-space", str(bad.with_name("nope.csv"))) == 1
+    assert "nope.csv: no such listed cuBLASLt space; check the path" in capsys.readouterr().err
+    assert not out.exists()
+
+
+@pytest.fixture(scope="module")
+def tuned(saved: Path, listed: Path, screen_dir: Path, tmp_path_factory: pytest.TempPathFactory
+          ) -> Path:  # fmt: skip
+    """A tune-shapes space with the ranker's candidates, swept with the fake driver."""
+    folder = tmp_path_factory.mktemp("tuned")
+    argv = ("--cublaslt-space", str(listed), "--cublaslt-ranked", str(K),
+            "--ranker-screen", str(screen_dir))  # fmt: skip
+    assert _tune_shapes(saved, folder / "space.json", *argv) == 0
+    build = folder / "build"
+    fake = Path(__file__).parents[2] / "fakes" / "fake_cutlass_driver.py"
+    shim = build / "benchmarks" / "cutlass_bench"
+    shim.parent.mkdir(parents=True)
+    shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{fake}" "$@"\n')
+    shim.chmod(0o755)
+    (folder / "cublas.json").write_text(json.dumps({"loaded": True, "version": 130100}) + "\n")
+    argv2 = ["tune", "--space", str(folder / "space.json"), "--build-dir", str(build),
+             "--out", str(folder / "profile.json"), "--quiet"]  # fmt: skip
+    assert main(argv2) == 0
+    return folder
+
+
+def test_each_case_times_its_ranked_candidates(tuned: Path, listed: Path, screen_dir: Path) -> None:
+    space = load_space(tuned / "space.json")
+    (bench,) = space.benches
+    ranked = ranked_candidates(
+        read_listed_space(listed), screen_frame(load_timing(screen_dir)), list(SHAPES), K
+    )
+    for case in bench.cases:
+        shape = tuple(int(str(case.fixed[d])) for d in "MNK")
+        grid = list(case.tune["kernel"])
+        assert grid[-K:] == ranked[shape]  # type: ignore[index]
+        assert grid[2:5] == ["cublas:heuristic", "cublas:algo0", "cublas:algo1"]
+    comment = json.loads((tuned / "space.json").read_text())["_comment"]
+    assert any(f"Plus {K * len(SHAPES)} pinned cuBLASLt configurations" in c for c in comment)
+
+
+def test_a_ranked_winner_is_dispatched_as_pinned(
+    tuned: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = measured_table(load_profile(tuned / "profile.json"))
+    assert list(table.columns) == COLUMNS
+    lt = table[table["config"].map(is_key)]
+    assert len(lt) == K * len(SHAPES)
+    assert (lt["kernel"] == "cublas").all() and (lt["pinned"] == lt["config"]).all()
+    winners = {w.shape: w.winner for w in shape_summary(table)}
+    for shape, winner in winners.items():
+        rows = table[(table["M"] == shape[0]) & (table["N"] == shape[1]) & (table["K"] == shape[2])]
+        rows = rows[~rows["config"].str.startswith("cublas:algo")]  # unknown keys: reported
+        assert winner == rows.loc[rows["tflops"].idxmax(), "config"]
+    pinned_wins = sorted(s for s, w in winners.items() if is_key(w))
+    assert pinned_wins, winners  # the fake's 128x128 timing beats the small CUTLASS tiles
+    header = tuned / "gemm_kernels.hh"
+    argv = ["cutlass", "header", "--from-profile", str(tuned / "profile.json"),
+            "--out", str(header)]  # fmt: skip
+    assert main(argv) == 0
+    assert capsys.readouterr().out.count("| yes |") == len(SHAPES)
+    text = header.read_text()
+    assert "kCublasLtVersion = 130100;" in text
+    for shape in pinned_wins:
+        assert f'"{winners[shape]}",' in text
+    gxx = shutil.which("g++")
+    if gxx is None:
+        pytest.skip("g++ is not installed")
+    calls = "\n".join(
+        f'    std::printf("%s\\n", g::gemm_kernel_name(g::gemm_kernel_for({m}, {n}, {k}).kernel));'
+        for m, n, k in SHAPES
+    )
+    program = tuned / "main.cc"
+    program.write_text(
+        f'#include <cstdio>\n#include "{header.name}"\nnamespace g = benchspace::gemm;\n'
+        f"int main() {{\n{calls}\n    return 0;\n}}\n"
+    )
+    exe = tuned / "main"
+    argv3 = [gxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", f"-I{tuned}", str(program),
+             "-o", str(exe)]  # fmt: skip
+    proc = subprocess.run(argv3, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    names = subprocess.run([str(exe)], capture_output=True, text=True, check=True).stdout
+    for shape, name in zip(SHAPES, names.splitlines(), strict=True):
+        winner = winners[shape]
+        expected = winner if is_key(winner) else winner.split(":")[0]
+        assert name == ("cublas" if winner == "cublas:heuristic" else expected)
