@@ -123,6 +123,12 @@ def restrict_to_top(table: pd.DataFrame, short: pd.DataFrame, k: int) -> pd.Data
     return table[keep.to_numpy()].reset_index(drop=True)
 
 
+def drop_listed(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without the pinned ``cublaslt:`` rows of a listed space (what the shortlist and
+    cuBLASLt's own top N alone would give, from the same rounds)."""
+    return table[~table["config"].map(is_key).to_numpy()].reset_index(drop=True)
+
+
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ShapeWinner:
     """One measured shape: its winner among the dispatch choices, CUTLASS and cuBLAS."""

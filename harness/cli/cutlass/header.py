@@ -147,6 +147,13 @@ def _profile_arguments(parser: argparse.ArgumentParser) -> None:
         "--topk", type=int, default=None, help="with --shortlist: candidates per shape kept"
     )
     parser.add_argument(
+        "--no-listed",
+        action="store_true",
+        help="with --from-profile: leave out the pinned cublaslt: configurations of cuBLASLt's "
+        "listed space (tune-shapes --cublaslt-space): the header of the shortlist and "
+        "cuBLASLt's own top N alone, from the same rounds",
+    )
+    parser.add_argument(
         "--hardware", default="h200", help="with --from-profile: the SM count's descriptor"
     )
     parser.add_argument(
@@ -197,6 +204,10 @@ def _measured(args: argparse.Namespace) -> tuple[Any, Any, Profile, Path | None]
     if args.topk is not None and not args.shortlist:
         raise UsageError("--topk needs --shortlist (the tune-shapes <stem>.shortlist.csv)")
     full = shape_summary(table)
+    if args.no_listed:
+        from benchspace.evaluation.deploy.measured_header import drop_listed
+
+        table = drop_listed(table)
     if args.shortlist:
         short = read_shortlist(args.shortlist)
         table = restrict_to_top(table, short, args.topk or int(short["rank"].max()))
@@ -210,8 +221,10 @@ def _from_profile(args: argparse.Namespace, spec: GemmHeaderSpec, space: Space |
 
     table, full, profile, store = _measured(args)
     hw = load_hardware(args.hardware)
-    origin = f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})" + (
-        f", top {args.topk} of each shortlist" if args.topk else ""
+    origin = (
+        f"the measured winners of {Path(args.from_profile).name} ({profile.sha256[:12]})"
+        + (f", top {args.topk} of each shortlist" if args.topk else "")
+        + (", no listed cuBLASLt configuration" if args.no_listed else "")
     )
     out = _output(args, spec, space)
     guard_output(

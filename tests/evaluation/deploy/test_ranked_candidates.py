@@ -20,7 +20,12 @@ import pandas as pd
 import pytest
 from selector_data import FROZEN
 
-from benchspace.evaluation.deploy.measured_header import COLUMNS, measured_table, shape_summary
+from benchspace.evaluation.deploy.measured_header import (
+    COLUMNS,
+    drop_listed,
+    measured_table,
+    shape_summary,
+)
 from benchspace.evaluation.deploy.pinned import is_key, parse_key
 from benchspace.evaluation.deploy.ranked_candidates import (
     ranked_candidates,
@@ -221,3 +226,21 @@ def test_a_ranked_winner_is_dispatched_as_pinned(
         winner = winners[shape]
         expected = winner if is_key(winner) else winner.split(":")[0]
         assert name == ("cublas" if winner == "cublas:heuristic" else expected)
+
+
+def test_no_listed_reads_the_header_without_them_from_the_same_rounds(
+    tuned: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    table = measured_table(load_profile(tuned / "profile.json"))
+    header = tuned / "without.hh"
+    argv = ["cutlass", "header", "--from-profile", str(tuned / "profile.json"), "--no-listed",
+            "--out", str(header)]  # fmt: skip
+    assert main(argv) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("| yes |") == len(SHAPES) and "0 pinned cuBLASLt entries" in printed
+    text = header.read_text()
+    assert '"cublaslt:id=' not in text and "no listed cuBLASLt configuration" in text
+    listed = set(table["config"][table["config"].map(is_key)])
+    winners = {w.winner for w in shape_summary(table)}
+    assert winners & listed  # with them, a listed configuration won somewhere
+    assert not {w.winner for w in shape_summary(drop_listed(table))} & listed
