@@ -244,3 +244,19 @@ def test_no_listed_reads_the_header_without_them_from_the_same_rounds(
     winners = {w.winner for w in shape_summary(table)}
     assert winners & listed  # with them, a listed configuration won somewhere
     assert not {w.winner for w in shape_summary(drop_listed(table))} & listed
+
+
+def test_committed_ranked_space_is_what_tune_shapes_writes(tmp_path: Path) -> None:
+    """spaces/tune_shapes_ranked.json (the GPU run of scripts/device/tune_shapes.sh) from the
+    shipped selector, the recorded listed space and the wide study's screen."""
+    root = Path(__file__).parents[3]
+    out = tmp_path / "ranked.json"
+    argv = ["cutlass", "tune-shapes", str(root / "evaluation/data/shapes/h200_v2_eval_quarter.txt"),
+            "--topk", "8", "--cublaslt-space", str(DATA / "cublaslt" / "space.csv.gz"),
+            "--cublaslt-ranked", "64", "--ranker-screen", str(DATA / "cublaslt_wide"),
+            "--out", str(out)]  # fmt: skip
+    assert main(argv) == 0
+    committed = json.loads((root / "spaces" / "tune_shapes_ranked.json").read_text())
+    assert committed == json.loads(out.read_text())
+    cases = committed["spaces"][0]["cases"]
+    assert len(cases) == 16 and all(len(c["tune"]["kernel"]) == 8 + 9 + 64 for c in cases)
