@@ -39,6 +39,12 @@ class PickFigures:
     """Picked and timed on the selection rounds (the figure the selection would print)."""
     self_judged: float
     """Picked and timed on the confirmation rounds (what the header's report is judged on)."""
+    autotune: float = math.nan
+    """cuBLASLt's own autotune (the best of ``cublas:heuristic`` and ``cublas:algo<i>``, what
+    TunableOp does) picked on the selection rounds, timed in the confirmation rounds."""
+    over_autotune: float = math.nan
+    """The header's pick over that autotune's, both timed in the confirmation rounds."""
+    autotune_shapes: int = 0
 
 
 def selection_medians(profile: Profile) -> dict[tuple[Shape, str], float]:
@@ -92,7 +98,7 @@ def pick_figures(confirmation: pd.DataFrame, selection: pd.DataFrame) -> PickFig
         return None
     picked = {w.shape: w for w in shape_summary(selection)}
     judged = {w.shape: w for w in shape_summary(confirmed)}
-    held, sel, own = [], [], []
+    held, sel, own, auto, over = [], [], [], [], []
     for shape, pick in picked.items():
         base = _timed(confirmed, shape, CUBLAS_HEURISTIC)
         mine = _timed(confirmed, shape, pick.winner)
@@ -101,13 +107,31 @@ def pick_figures(confirmation: pd.DataFrame, selection: pd.DataFrame) -> PickFig
         held.append(mine / base)
         sel.append(pick.winner_tflops / pick.cublas_tflops)
         own.append(judged[shape].winner_tflops / judged[shape].cublas_tflops)
+        tuned = _timed(confirmed, shape, _autotune_pick(selection, shape))
+        if math.isfinite(tuned):
+            auto.append(tuned / base)
+            over.append(mine / tuned)
     return PickFigures(
         shapes=len(held),
         held_out=_geomean(held),
         held_out_ahead=sum(r > 1.0 for r in held),
         selection=_geomean(sel),
         self_judged=_geomean(own),
+        autotune=_geomean(auto),
+        over_autotune=_geomean(over),
+        autotune_shapes=len(auto),
     )
+
+
+def _autotune_pick(selection: pd.DataFrame, shape: Shape) -> str:
+    """The shape's fastest ``cublas:*`` row of the selection rounds ('' when none)."""
+    here = selection[
+        (selection["M"] == shape[0]) & (selection["N"] == shape[1]) & (selection["K"] == shape[2])
+    ]
+    cublas = here[here["config"].astype(str).str.startswith("cublas:")]
+    if cublas.empty:
+        return ""
+    return str(cublas["config"].to_numpy()[int(np.argmax(cublas["tflops"].to_numpy()))])
 
 
 def render_pick_figures(figures: PickFigures | None, k: int | None) -> str:
@@ -124,4 +148,11 @@ def render_pick_figures(figures: PickFigures | None, k: int | None) -> str:
         f"rounds (ahead on {figures.held_out_ahead}); the selection rounds alone "
         f"{figures.selection:.3f}; picked and timed on the confirmation rounds "
         f"{figures.self_judged:.3f}"
+        + (
+            f"; cuBLASLt's autotune (best of cublas:heuristic and cublas:algo<i>, picked and "
+            f"timed the same way) {figures.autotune:.3f}, the header over it "
+            f"{figures.over_autotune:.3f} ({figures.autotune_shapes} shapes)"
+            if figures.autotune_shapes
+            else ""
+        )
     )

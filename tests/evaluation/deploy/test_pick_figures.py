@@ -56,3 +56,20 @@ def test_without_confirmation_rounds_there_is_no_held_out_figure() -> None:
     conf["confirmed"] = -1
     assert pick_figures(conf, conf) is None
     assert "no confirmation rounds" in render_pick_figures(None, None)
+
+
+def test_cublaslt_autotune_is_picked_and_timed_the_same_way() -> None:
+    s = (1024, 4096, 4096)
+    conf = _confirmation(
+        [(s, A, 420.0), (s, "cublas:heuristic", 400.0), (s, "cublas:algo0", 400.0),
+         (s, "cublas:algo1", 410.0), (s, "cublas:algo2", 390.0)]
+    )  # fmt: skip
+    # the selection read algo2 lucky: the autotune picks it, the confirmation times it at 390
+    sel = selection_table(conf, {(s, "cublas:algo2"): 450.0, (s, A): 430.0})
+    got = pick_figures(conf, sel)
+    assert got is not None and got.autotune_shapes == 1
+    assert math.isclose(got.autotune, 390 / 400) and math.isclose(got.over_autotune, 420 / 390)
+    line = render_pick_figures(got, 8)
+    assert line.endswith(
+        "picked and timed the same way) 0.975, the header over it 1.077 (1 shapes)"
+    )
