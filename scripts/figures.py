@@ -84,6 +84,11 @@ FIGURES: dict[str, Figure] = {
         " --out evaluation/data/h200/cublaslt_wide/gemm_kernels_tuned.hh"
     ),
     "tune-shapes-llm": Figure("python scripts/tune_shapes_summary.py"),
+    "tune-shapes-ranked-h100": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/ranked_a"
+        " evaluation/data/h100/tune_shapes/ranked_b --shortlist"
+        " spaces/tune_shapes_ranked.shortlist.csv --ks 8 --listed"
+    ),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"

@@ -3,11 +3,12 @@
 ``benchspace cutlass header --from-profile`` (its per-shape table left out), each header
 written to a scratch folder and dropped.
 
-    python scripts/tune_shapes_summary.py [RUN_DIR] [SHORTLIST] [--ks 1 4 8] [--listed]
+    python scripts/tune_shapes_summary.py [RUN_DIR ...] [--shortlist CSV] [--ks 1 4 8] [--listed]
 
 ``--listed`` (a run whose space holds cuBLASLt's listed configurations, ``tune-shapes
 --cublaslt-space``): each K twice, with them and without them (``--no-listed``), from the same
-rounds.
+rounds. With several runs (the shapes of one space measured in parts), each run's lines, then
+the pick figures over all their shapes together.
 """
 
 from __future__ import annotations
@@ -19,35 +20,76 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pandas as pd
+
+from benchspace.evaluation.deploy.measured_header import drop_listed, measured_table
+from benchspace.evaluation.deploy.pick_figures import (
+    pick_figures,
+    render_pick_figures,
+    selection_medians,
+    selection_table,
+)
+from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
 from benchspace.harness.cli import main as benchspace
+from benchspace.harness.profiles.read import load_profile
+
+VARIANTS = (("", ()), (" without the listed configurations", ("--no-listed",)))
+
+
+def _header_lines(run: Path, shortlist: str, k: int, extra: tuple[str, ...]) -> list[str] | None:
+    name = f"gemm_kernels_k{k}{'_no_listed' if extra else ''}.hh"
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch) / name
+        argv = ["cutlass", "header", "--from-profile", str(run / "profile.json"),
+                "--shortlist", shortlist, "--topk", str(k), "--out", str(out), *extra]  # fmt: skip
+        printed = io.StringIO()
+        with contextlib.redirect_stdout(printed):
+            code = benchspace(argv)
+        if code != 0:
+            return None
+        lines = [ln for ln in printed.getvalue().splitlines() if not ln.startswith("|")]
+        return [line.replace(str(out), name) for line in lines]
+
+
+def _combined(runs: list[Path], listed: bool) -> str:
+    """The pick figures over every run's shapes (one confirmation, one selection table)."""
+    conf, sel = [], []
+    for run in runs:
+        profile = load_profile(run / "profile.json")
+        store = store_beside(run / "profile.json")
+        algos = cublas_algos(store, next(iter(profile.results))) if store else {}
+        table = measured_table(profile, algos=algos)
+        table = table if listed else drop_listed(table)
+        conf.append(table)
+        sel.append(selection_table(table, selection_medians(profile)))
+    figures = pick_figures(pd.concat(conf, ignore_index=True), pd.concat(sel, ignore_index=True))
+    return render_pick_figures(figures, None)
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("run", nargs="?", type=Path,
-                   default=Path("evaluation/data/h200/tune_shapes/llm"))  # fmt: skip
-    p.add_argument("shortlist", nargs="?", default="spaces/tune_shapes_llm.shortlist.csv")
+    p.add_argument("runs", nargs="*", type=Path,
+                   default=[Path("evaluation/data/h200/tune_shapes/llm")])  # fmt: skip
+    p.add_argument("--shortlist", default="spaces/tune_shapes_llm.shortlist.csv")
     p.add_argument("--ks", type=int, nargs="+", default=[1, 4, 8])
     p.add_argument("--listed", action="store_true")
     args = p.parse_args()
-    variants = [("", []), (" without the listed configurations", ["--no-listed"])]
-    with tempfile.TemporaryDirectory() as scratch:
+    variants = VARIANTS if args.listed else VARIANTS[:1]
+    for run in args.runs:
+        if len(args.runs) > 1:
+            print(f"{run}:")
         for k in args.ks:
-            for title, extra in variants if args.listed else variants[:1]:
-                name = f"gemm_kernels_k{k}{'_no_listed' if extra else ''}.hh"
-                out = Path(scratch) / name
-                argv = ["cutlass", "header", "--from-profile", str(args.run / "profile.json"),
-                        "--shortlist", args.shortlist, "--topk", str(k), "--out", str(out),
-                        *extra]  # fmt: skip
-                printed = io.StringIO()
-                with contextlib.redirect_stdout(printed):
-                    code = benchspace(argv)
-                if code != 0:
-                    return code
-                lines = [ln for ln in printed.getvalue().splitlines() if not ln.startswith("|")]
+            for title, extra in variants:
+                lines = _header_lines(run, args.shortlist, k, extra)
+                if lines is None:
+                    return 1
                 print(f"K={k}{title}:")
-                for line in lines:
-                    print("  " + line.replace(str(out), name))
+                print("\n".join("  " + line for line in lines))
+    if len(args.runs) > 1:
+        print(f"all {len(args.runs)} runs together (the whole shortlist):")
+        for _, extra in variants:
+            print(f"  {'with' if not extra else 'without'} the listed configurations: "
+                  + _combined(args.runs, not extra))  # fmt: skip
     return 0
 
 
