@@ -260,3 +260,24 @@ def test_committed_ranked_space_is_what_tune_shapes_writes(tmp_path: Path) -> No
     assert committed == json.loads(out.read_text())
     cases = committed["spaces"][0]["cases"]
     assert len(cases) == 16 and all(len(c["tune"]["kernel"]) == 8 + 9 + 64 for c in cases)
+
+
+@pytest.mark.parametrize("part", ["ranked_a", "ranked_b"])
+def test_the_recorded_gpu_run_dispatches_its_listed_winners(part: str) -> None:
+    """The H100 run of spaces/tune_shapes_ranked.json (driver v4 through benchspace tune): each
+    listed configuration ran as itself, and the header runs every shape's confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+
+    run = DATA.parent / "h100" / "tune_shapes" / part
+    profile = load_profile(run / "profile.json")
+    store = store_beside(run / "profile.json")
+    assert store is not None
+    table = measured_table(profile, algos=cublas_algos(store, "gemm_tune_shapes"))
+    listed = table[table["config"].map(is_key)]
+    assert listed["confirmed"].eq(1).all() and len(listed) == 8 * 64  # one row each, confirmed
+    assert (listed["pinned"] == listed["config"]).all()
+    summary = shape_summary(table)
+    assert len(summary) == 8 and all(w.source == "confirmation" for w in summary)
+    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True] * 8
