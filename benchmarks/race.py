@@ -115,7 +115,9 @@ def referee(
     narrowed = {k: v for k, v in spec.items() if k not in ("pre_tune", "consumers", "cases")}
     narrowed["cases"] = [{"fixed": {**spec["cases"][case]["fixed"], **same}, "tune": differ}]
     ref_space = work / f"referee-{bench}-{case}.json"
-    ref_space.write_text(json.dumps({**data, "spaces": [narrowed]}))
+    # the header's constants name the other benches: the referee generates nothing
+    kept = {k: v for k, v in data.items() if k != "header"}
+    ref_space.write_text(json.dumps({**kept, "spaces": [narrowed]}))
     out = work / f"referee-{bench}-{case}-profile.json"
     tune(ref_space, build, out, "--repeats", str(REFEREE_ROUNDS), env={})
     table = {p: m for (_, _, p), m in medians(out).items()}
