@@ -99,14 +99,12 @@ def directions(profile: Path) -> dict[str, str]:
 REFEREE_ROUNDS = 20
 
 
-def referee(
-    space: Path, build: Path, work: Path, key: tuple[str, int], pair: tuple[dict[str, Any], ...]
-) -> float:
-    """The relative gap (positive: the second configuration is worse) between two
-    configurations of one case, measured by ``tune --repeats REFEREE_ROUNDS`` over those two
-    alone, in rounds of their own: measurements that chose neither."""
+def referee_space(
+    data: dict[str, Any], key: tuple[str, int], pair: tuple[dict[str, Any], ...]
+) -> dict[str, Any]:
+    """The space that times two configurations of one case alone: the case's bench with that
+    case only, the parameters they share fixed, the others a grid of their two values."""
     bench, case = key
-    data = json.loads(space.read_text())
     spec = next(b for b in data["spaces"] if b["bench"] == bench)
     first, second = pair
     names = [*dict.fromkeys([*first, *second])]
@@ -114,14 +112,25 @@ def referee(
     differ = {n: [first[n], second[n]] for n in names if n not in same}
     narrowed = {k: v for k, v in spec.items() if k not in ("pre_tune", "consumers", "cases")}
     narrowed["cases"] = [{"fixed": {**spec["cases"][case]["fixed"], **same}, "tune": differ}]
-    ref_space = work / f"referee-{bench}-{case}.json"
     # the header's constants name the other benches: the referee generates nothing
     kept = {k: v for k, v in data.items() if k != "header"}
-    ref_space.write_text(json.dumps({**kept, "spaces": [narrowed]}))
+    return {**kept, "spaces": [narrowed]}
+
+
+def referee(
+    space: Path, build: Path, work: Path, key: tuple[str, int], pair: tuple[dict[str, Any], ...]
+) -> float:
+    """The relative gap (positive: the second configuration is worse) between two
+    configurations of one case, measured by ``tune --repeats REFEREE_ROUNDS`` over those two
+    alone, in rounds of their own: measurements that chose neither."""
+    bench, case = key
+    ref_space = work / f"referee-{bench}-{case}.json"
+    ref_space.write_text(json.dumps(referee_space(json.loads(space.read_text()), key, pair)))
     out = work / f"referee-{bench}-{case}-profile.json"
     tune(ref_space, build, out, "--repeats", str(REFEREE_ROUNDS), env={})
-    table = {p: m for (_, _, p), m in medians(out).items()}
-    a, b = (table[json.dumps(c, sort_keys=True)] for c in pair)
+    # the referee's rows name only the parameters the two differ in (the rest are fixed)
+    rows = [(json.loads(p), m) for (_, _, p), m in medians(out).items()]
+    a, b = (next(m for d, m in rows if all(c.get(n) == v for n, v in d.items())) for c in pair)
     return (a / b - 1) if directions(out)[bench] == "max" else (b / a - 1)
 
 
