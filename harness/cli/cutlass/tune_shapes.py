@@ -233,8 +233,6 @@ def _ranked(
     from benchspace.evaluation.study.cublaslt_rank import screen_frame
     from benchspace.evaluation.study.timing_runs import load_timing
 
-    if args.cublaslt_ranked < 1:
-        raise UsageError(f"--cublaslt-ranked {args.cublaslt_ranked} must be at least 1")
     listed = read_listed_space(args.cublaslt_space)
     rows = load_timing(Path(args.ranker_screen))
     screen = screen_frame(rows) if not rows.empty else rows
