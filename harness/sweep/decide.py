@@ -22,8 +22,9 @@ The race of a case ends when one configuration is left (``separated``), when eve
 is shown equivalent to the leader within the margin (``tie``: two one-sided tests per
 survivor at the look's level, so a tie claims, at the stated confidence, that none of the
 tied is more than the margin from the leader either way), or at the cap (``cap``); from the
-second look on, also as ``cap`` when the cap could decide none of the survivors' comparisons
-with the leader, were their differences to stay as they read (:func:`_futile`: a stop for
+second look on, also as ``cap`` when every survivor reads within the margin of the leader and
+the cap could decide none of their comparisons with it, were their differences to stay as
+they read (:func:`_futile`: a stop for
 futility, which drops nothing, so the drops' error is unchanged; the survivors are recorded
 as unbeaten; its noise is the smaller of the t-test's and a median-absolute-deviation one, so
 that a few samples a burst of load slowed do not end a case early).
@@ -345,10 +346,15 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
     sqrt(rounds / cap), and neither the drop (|diff| / se) nor the equivalence
     ((margin - |diff|) / se) would reach the cap look's critical t (stochastic curtailment for
     futility: stopping so takes no chance to reject away from the drops' error, and never
-    drops anything)."""
+    drops anything). Only when every survivor reads within the margin of the leader: the
+    leader of a stopped case is chosen on this look's few samples, and a wrong pick among
+    configurations read farther apart than the margin would cost more than the margin
+    promises, so such a case races on to the cap (where the median of every round picks)."""
     if not others:
         return False
     margin = math.log1p(rule.margin_pct / 100.0)
+    if any(abs(_contrast(fit_, i, leader)[0]) > margin for i in others):
+        return False  # a gap read beyond the margin is settled by the cap, not these rounds
     shrink = math.sqrt(rounds / rule.cap)
     df = fit_.df * (rule.cap - 1) / max(rounds - 1, 1)
     critical = student_t.isf(rule.look_alpha / len(others), df)

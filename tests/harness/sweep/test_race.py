@@ -376,13 +376,26 @@ def test_no_unbeaten_without_a_noise_estimate() -> None:
 def test_a_race_the_cap_cannot_decide_stops_for_futility() -> None:
     """Two configurations 0.5 % apart at 3 % noise: ten rounds could neither separate them nor
     show them within 1 %, so the case ends ``cap`` at a look before the cap (here the third,
-    round 8), both unbeaten."""
+    round 8, where they read within 1 % of each other), both unbeaten."""
     means = {(0, 0): 100.0, (0, 1): 100.5}
-    measure, calls = _measurer(means, 0.03, seed=2)
+    measure, calls = _measurer(means, 0.03, seed=3)
     _, decisions = race_tasks([_task(0, 0), _task(0, 1)], measure, "min", RaceRule(cap=10))
     d = decisions[0]
     assert (d.decided, d.rounds, len(d.unbeaten)) == ("cap", 8, 2)
     assert len(calls) == 16
+
+
+def test_a_gap_read_beyond_the_margin_is_not_stopped_for_futility() -> None:
+    """Two configurations 4 % apart by their four rounds' means, at 4-6 % noise: the cap could
+    not decide them either, but a leader chosen on four samples among configurations read
+    farther apart than the margin may be the slower (a demo case, lu n = 384, kept a block
+    4.1 % slower so), so the race goes on; 0.4 % apart at the same noise, it stops."""
+    rule = RaceRule(cap=10)
+    fast, slow = [100.0, 108.0, 96.0, 104.0], [104.0, 104.0, 108.0, 101.0]
+    assert look([fast, slow], range(2), "min", rule, 4).decided is None
+    near = [x * 1.004 for x in fast]
+    state = look([fast, near[1:] + near[:1]], range(2), "min", rule, 4)
+    assert state.decided == "cap" and len(state.alive) == 2
 
 
 def test_bursts_of_load_do_not_blind_the_drops() -> None:
