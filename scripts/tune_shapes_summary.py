@@ -3,12 +3,13 @@
 ``benchspace cutlass header --from-profile`` (its per-shape table left out), each header
 written to a scratch folder and dropped.
 
-    python scripts/tune_shapes_summary.py [RUN_DIR ...] [--shortlist CSV] [--ks 1 4 8] [--listed]
+    python scripts/tune_shapes_summary.py [RUN_DIR ...] [--shortlist CSV ...] [--ks 1 4 8] [--listed]
 
 ``--listed`` (a run whose space holds cuBLASLt's listed configurations, ``tune-shapes
 --cublaslt-space``): each K twice, with them and without them (``--no-listed``), from the same
 rounds. With several runs (the shapes of one space measured in parts), each run's lines, then
-the pick figures over all their shapes together.
+the pick figures over all their shapes together. Several shortlists (runs of spaces written
+apart) are read as one.
 """
 
 from __future__ import annotations
@@ -70,26 +71,43 @@ def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("runs", nargs="*", type=Path,
                    default=[Path("evaluation/data/h200/tune_shapes/llm")])  # fmt: skip
-    p.add_argument("--shortlist", default="spaces/tune_shapes_llm.shortlist.csv")
+    p.add_argument("--shortlist", nargs="+", default=["spaces/tune_shapes_llm.shortlist.csv"])
     p.add_argument("--ks", type=int, nargs="+", default=[1, 4, 8])
     p.add_argument("--listed", action="store_true")
     args = p.parse_args()
     variants = VARIANTS if args.listed else VARIANTS[:1]
-    for run in args.runs:
-        if len(args.runs) > 1:
+    with tempfile.TemporaryDirectory() as scratch:
+        shortlist = _one_shortlist(args.shortlist, Path(scratch))
+        return _print(args.runs, shortlist, args.ks, variants)
+
+
+def _one_shortlist(paths: list[str], scratch: Path) -> str:
+    """The shortlists as one file (their rows keyed by M, N, K; each file's own shape index)."""
+    if len(paths) == 1:
+        return paths[0]
+    joined = scratch / "shortlist.csv"
+    pd.concat([pd.read_csv(p) for p in paths], ignore_index=True).to_csv(joined, index=False)
+    return str(joined)
+
+
+def _print(
+    runs: list[Path], shortlist: str, ks: list[int], variants: tuple[tuple[str, tuple[str, ...]], ...]
+) -> int:
+    for run in runs:
+        if len(runs) > 1:
             print(f"{run}:")
-        for k in args.ks:
+        for k in ks:
             for title, extra in variants:
-                lines = _header_lines(run, args.shortlist, k, extra)
+                lines = _header_lines(run, shortlist, k, extra)
                 if lines is None:
                     return 1
                 print(f"K={k}{title}:")
                 print("\n".join("  " + line for line in lines))
-    if len(args.runs) > 1:
-        print(f"all {len(args.runs)} runs together (the whole shortlist):")
+    if len(runs) > 1:
+        print(f"all {len(runs)} runs together (the whole shortlist):")
         for _, extra in variants:
             print(f"  {'with' if not extra else 'without'} the listed configurations: "
-                  + _combined(args.runs, not extra))  # fmt: skip
+                  + _combined(runs, not extra))  # fmt: skip
     return 0
 
 
