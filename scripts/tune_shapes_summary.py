@@ -3,7 +3,8 @@
 ``benchspace cutlass header --from-profile`` (its per-shape table left out), each header
 written to a scratch folder and dropped.
 
-    python scripts/tune_shapes_summary.py [RUN_DIR ...] [--shortlist CSV ...] [--ks 1 4 8] [--listed]
+    python scripts/tune_shapes_summary.py [RUN_DIR ...] [--shortlist CSV ...] [--ks 1 4 8] \
+        [--listed]
 
 ``--listed`` (a run whose space holds cuBLASLt's listed configurations, ``tune-shapes
 --cublaslt-space``): each K twice, with them and without them (``--no-listed``), from the same
@@ -91,7 +92,10 @@ def _one_shortlist(paths: list[str], scratch: Path) -> str:
 
 
 def _print(
-    runs: list[Path], shortlist: str, ks: list[int], variants: tuple[tuple[str, tuple[str, ...]], ...]
+    runs: list[Path],
+    shortlist: str,
+    ks: list[int],
+    variants: tuple[tuple[str, tuple[str, ...]], ...],
 ) -> int:
     for run in runs:
         if len(runs) > 1:
