@@ -211,8 +211,12 @@ def by_class(shapes: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for name, frame in groups:
         row: dict[str, object] = {"class": name, "shapes": len(frame)}
-        for ratio in (*RATIOS, "best_of_n_vs_heuristic", "either_vs_heuristic",
-                      "either_vs_best_of_n"):
+        for ratio in (
+            *RATIOS,
+            "best_of_n_vs_heuristic",
+            "either_vs_heuristic",
+            "either_vs_best_of_n",
+        ):
             row[ratio] = geomean(frame[ratio])
         row["cutlass_ahead"] = float((frame["oracle_vs_heuristic"] > 1).mean())
         rows.append(row)
