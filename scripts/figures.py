@@ -89,6 +89,12 @@ FIGURES: dict[str, Figure] = {
         " evaluation/data/h100/tune_shapes/ranked_b --shortlist"
         " spaces/tune_shapes_ranked.shortlist.csv --ks 8 --listed"
     ),
+    "tune-shapes-h100-64": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/ranked_a"
+        " evaluation/data/h100/tune_shapes/ranked_b evaluation/data/h100/tune_shapes/rest_listed"
+        " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
+        " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
+    ),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"

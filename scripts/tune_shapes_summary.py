@@ -31,6 +31,7 @@ from benchspace.evaluation.deploy.pick_figures import (
     selection_medians,
     selection_table,
 )
+from benchspace.evaluation.deploy.pinned import is_key
 from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
 from benchspace.harness.cli import main as benchspace
 from benchspace.harness.profiles.read import load_profile
@@ -64,8 +65,13 @@ def _combined(runs: list[Path], listed: bool) -> str:
         table = table if listed else drop_listed(table)
         conf.append(table)
         sel.append(selection_table(table, selection_medians(profile)))
-    figures = pick_figures(pd.concat(conf, ignore_index=True), pd.concat(sel, ignore_index=True))
-    return render_pick_figures(figures, None)
+    joined = pd.concat(conf, ignore_index=True)
+    figures = pick_figures(joined, pd.concat(sel, ignore_index=True))
+    text = render_pick_figures(figures, None)
+    if not listed:
+        return text
+    shapes = joined.groupby(["M", "N", "K"])["config"].agg(lambda c: bool(c.map(is_key).any()))
+    return f"{text} [listed configurations measured on {int(shapes.sum())} of {len(shapes)} shapes]"
 
 
 def main() -> int:

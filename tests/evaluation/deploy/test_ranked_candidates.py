@@ -281,3 +281,38 @@ def test_the_recorded_gpu_run_dispatches_its_listed_winners(part: str) -> None:
     assert len(summary) == 8 and all(w.source == "confirmation" for w in summary)
     dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
     assert dispatch_hits(dispatch, summary) == [True] * 8
+
+
+def _shapes(name: str) -> set[tuple[int, int, int]]:
+    lines = (DATA.parent / "shapes" / name).read_text().splitlines()
+    rows = [ln.split() for ln in lines if ln.strip() and not ln.startswith("#")]
+    return {(int(m), int(n), int(k)) for m, n, k in rows}
+
+
+def test_the_recorded_gpu_runs_cover_the_64_evaluation_shapes_with_k8_and_top8() -> None:
+    """The H100 run of the 48 other shapes (the ranked space without its cublaslt: keys) and
+    ranked_a/b: every evaluation shape once; each of the 48 timed its 17 configurations (8
+    CUTLASS + the heuristic + cuBLASLt's listed 8) in the confirmation, and its header runs every
+    shape's confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+
+    runs = DATA.parent / "h100" / "tune_shapes"
+    covered: list[tuple[int, int, int]] = []
+    for part in ("ranked_a", "ranked_b", "rest_listed"):
+        profile = load_profile(runs / part / "profile.json")
+        store = store_beside(runs / part / "profile.json")
+        assert store is not None
+        table = measured_table(profile, algos=cublas_algos(store, "gemm_tune_shapes"))
+        shapes = sorted(set(zip(table["M"], table["N"], table["K"], strict=True)))
+        covered += [(int(m), int(n), int(k)) for m, n, k in shapes]
+        if part == "rest_listed":
+            assert set(covered[-48:]) == _shapes("h200_v2_eval_rest.txt")
+            assert not table["config"].map(is_key).any()
+            confirmed = table[table["confirmed"].eq(1)]
+            assert confirmed.groupby(["M", "N", "K"]).size().eq(17).all()
+            summary = shape_summary(table)
+            assert all(w.source == "confirmation" for w in summary)
+            dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+            assert dispatch_hits(dispatch, summary) == [True] * 48
+    assert len(covered) == 64 and set(covered) == _shapes("h200_v2_eval.txt")
