@@ -177,15 +177,19 @@ def fair_shapes(dataset: Dataset, classes: Classes) -> pd.DataFrame:
         row["oracle_tflops"] = 2.0 * m * n * k / (best * 1e-3) / 1e12
         heur_ms = float(heur.iloc[0]) if len(heur) else np.nan
         row["cublas_tflops"] = 2.0 * m * n * k / (heur_ms * 1e-3) / 1e12
-        row["oracle_vs_heuristic"] = float(heur.iloc[0]) / best if len(heur) else np.nan
-        row["oracle_vs_best_of_n"] = float(algos["ms"].min()) / best if len(algos) else np.nan
-        row["best_of_n_vs_heuristic"] = (
+        oracle_vs_heuristic = float(heur.iloc[0]) / best if len(heur) else np.nan
+        oracle_vs_best_of_n = float(algos["ms"].min()) / best if len(algos) else np.nan
+        best_of_n_vs_heuristic = (
             float(heur.iloc[0]) / float(algos["ms"].min()) if len(heur) and len(algos) else np.nan
         )
+        row["oracle_vs_heuristic"] = oracle_vs_heuristic
+        row["oracle_vs_best_of_n"] = oracle_vs_best_of_n
+        row["best_of_n_vs_heuristic"] = best_of_n_vs_heuristic
         # The most a dispatch among these CUTLASS configurations and cuBLASLt's listed ones
-        # could read here: the better of the two bests, each chosen on these rounds.
-        row["either_vs_heuristic"] = max(row["oracle_vs_heuristic"], row["best_of_n_vs_heuristic"])
-        row["either_vs_best_of_n"] = max(row["oracle_vs_best_of_n"], 1.0)
+        # could read here: the better of the two bests, each chosen on these rounds (NaN only
+        # where neither was measured).
+        row["either_vs_heuristic"] = float(np.fmax(oracle_vs_heuristic, best_of_n_vs_heuristic))
+        row["either_vs_best_of_n"] = max(oracle_vs_best_of_n, 1.0) if len(algos) else np.nan
         row["knob_gain"] = best_default / best
         run_rounds = dataset.rounds[dataset.rounds["run"].isin({*x["run"], *kk["run"]})]
         row.update(_spread(run_rounds))
