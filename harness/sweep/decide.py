@@ -92,17 +92,6 @@ class CaseState:
     the survivors of a ``cap`` are not "unbeaten" but untested."""
 
 
-def rse(samples: Sequence[float]) -> float:
-    """Relative standard error of the centre: stdev / sqrt(n) / |median| (inf below 2)."""
-    n = len(samples)
-    if n < 2:
-        return math.inf
-    centre = median_of(samples)
-    mean = sum(samples) / n
-    sd = math.sqrt(sum((x - mean) ** 2 for x in samples) / (n - 1))
-    return sd / math.sqrt(n) / abs(centre) if centre else math.inf
-
-
 Samples = Sequence[float] | Mapping[int, float]
 """One configuration's values: a mapping round -> value, or a list (position = round)."""
 
@@ -378,15 +367,6 @@ def _robust_se(fit_: Fit, a: int, b: int) -> float | None:
     d = [p - q for p, q in zip(fit_.logs[a], fit_.logs[b], strict=True)]
     centre = median_of(d)
     return 1.4826 * median_of([abs(x - centre) for x in d]) / math.sqrt(len(d))
-
-
-def wants_more(samples: Sequence[float], rule: RaceRule) -> bool:
-    """Whether a configuration should be measured again (under the cap, above the RSE)."""
-    if len(samples) >= rule.cap:
-        return False
-    if len(samples) < rule.min_repeats:
-        return True
-    return rule.stop_rse is None or rse(samples) >= rule.stop_rse
 
 
 def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> CaseState:

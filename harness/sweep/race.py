@@ -28,8 +28,8 @@ from benchspace.harness.sweep.decide import (
     fit,
     look,
     median_of,
-    wants_more,
 )
+from benchspace.harness.sweep.stop_rule import wants_more
 
 MeasureRound = Callable[[Sequence[tuple[Task, int]]], list[Measurement]]
 """Measure (task, repeat index) pairs; returns their attempts."""

@@ -48,6 +48,7 @@ PURE = (
     "benchspace.harness.profiles.decided_format",
     "benchspace.harness.profiles.evidence",
     "benchspace.harness.sweep.decide",
+    "benchspace.harness.sweep.stop_rule",
     "benchspace.harness.abtest.student_t",
     "benchspace.generators.ties",
     "benchspace.generators.incumbent_cases",

@@ -14,8 +14,9 @@ import pytest
 from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config
-from benchspace.harness.sweep.decide import RaceRule, fit, look, rse, welch_slower_p
+from benchspace.harness.sweep.decide import RaceRule, fit, look, welch_slower_p
 from benchspace.harness.sweep.race import parse_stop, race_tasks
+from benchspace.harness.sweep.stop_rule import rse
 
 ROOT = Path(__file__).resolve().parents[3]
 
