@@ -10,7 +10,9 @@ trees are in ``<stem>.xgboost.json`` beside it (``Booster.save_model`` JSON).
 
 from __future__ import annotations
 
+import gzip
 import hashlib
+import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -183,7 +185,7 @@ def _model(kind: str, spec: FeatureSpec, doc: Mapping[str, Any], path: Path) -> 
 
 
 def load_selector(path: str | Path) -> DeployedSelector:
-    """Read a saved selector; no training, no dataset needed."""
+    """Read a saved selector (``.json``, or ``.json.gz``); no training, no dataset needed."""
     source = Path(path)
     if not source.exists():
         raise SelectorFileError(
@@ -191,6 +193,13 @@ def load_selector(path: str | Path) -> DeployedSelector:
             f"--out {source}'"
         )
     raw = read_bytes(source, error=SelectorFileError, kind="selector")
+    if source.suffix == ".gz":  # a sidecar kept compressed (its catalogue is most of it)
+        try:
+            raw = gzip.decompress(raw)
+        except (OSError, EOFError, zlib.error) as exc:
+            raise SelectorFileError(
+                f"{source}: not a gzip file ({exc}); name an uncompressed sidecar without .gz"
+            ) from None
     doc = parse_json(
         decode(raw, str(source), error=SelectorFileError),
         str(source),

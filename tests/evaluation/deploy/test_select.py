@@ -263,3 +263,29 @@ def test_evaluate_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
         f"error: {FROZEN}: cannot tell which GPU measured it; pass --hardware"
     )
     assert main(["cutlass", "evaluate", str(FROZEN), "--folds", "1"]) == 2
+
+
+def test_a_gzipped_sidecar_loads_and_ranks_as_the_plain_one(
+    saved: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import gzip
+
+    for f in saved.parent.iterdir():
+        shutil.copy(f, tmp_path / f.name)
+    packed = tmp_path / f"{saved.name}.gz"
+    packed.write_bytes(gzip.compress(saved.read_bytes()))
+    plain, unpacked = load_selector(saved), load_selector(packed)
+    assert unpacked.sha256 == plain.sha256  # the content's digest, not the container's
+    before = rank_shape(plain, 512, 4096, 1024)
+    after = rank_shape(unpacked, 512, 4096, 1024)
+    assert before["kernel"].tolist() == after["kernel"].tolist()
+    broken = tmp_path / "broken.json.gz"
+    broken.write_bytes(saved.read_bytes())  # named .gz, not gzipped
+    assert main(["cutlass", "select", "64", "64", "64", "--model", str(broken)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"error: {broken}: not a gzip file") and err.count("\n") == 1
+
+
+def test_the_committed_v2_selector_is_gzipped_and_loads() -> None:
+    v2 = load_selector(ROOT / "evaluation" / "data" / "models" / "h200_selector_v2.json.gz")
+    assert v2.trained_on["groups"] == 304 and len(v2.candidates) == 10570
