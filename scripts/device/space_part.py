@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """One part of a tune-shapes space, for a device call that measures only some of its shapes:
 every OF-th case from PART on, with the kernel list and shortlist of those shapes beside it
-(the standard library only: the GPU machine may lack pandas). A fifth argument DROP leaves
+(the standard library only: the GPU machine may lack pandas); PART may be a slice START:STOP
+of the cases (then every OF-th of those). A fifth argument DROP leaves
 out every configuration whose name starts with it (``cublaslt:`` drops the ranker's wider
 cuBLASLt configurations, keeping the CUTLASS top K, the heuristic and cuBLASLt's listed 8).
 
     python3 scripts/device/space_part.py spaces/tune_shapes_ranked_rest.json 0 2 /tmp/part_a
     # -> /tmp/part_a.json, /tmp/part_a.kernels.txt, /tmp/part_a.shortlist.csv
     python3 scripts/device/space_part.py SPACE 0 1 /tmp/listed cublaslt:
+    python3 scripts/device/space_part.py SPACE 37: 1 /tmp/tail    # cases 37, 38, ...
 """
 
 from __future__ import annotations
@@ -22,11 +24,15 @@ def main(argv: list[str]) -> int:
     if len(argv) not in (4, 5):
         print(__doc__.strip().splitlines()[-3].strip(), file=sys.stderr)
         return 2
-    space, part, of, stem = Path(argv[0]), int(argv[1]), int(argv[2]), argv[3]
+    space, part, of, stem = Path(argv[0]), argv[1], int(argv[2]), argv[3]
     drop = argv[4] if len(argv) == 5 else None
     doc = json.loads(space.read_text())
     bench = doc["spaces"][0]
-    bench["cases"] = bench["cases"][part::of]
+    if ":" in part:
+        start, stop = (int(x) if x else None for x in part.split(":", 1))
+        bench["cases"] = bench["cases"][start:stop:of]
+    else:
+        bench["cases"] = bench["cases"][int(part) :: of]
     for case in bench["cases"]:
         grid = case["tune"]["kernel"]
         case["tune"]["kernel"] = [k for k in grid if drop is None or not k.startswith(drop)]
