@@ -21,10 +21,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import gzip
 import json
 import os
 import stat
 import tempfile
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -105,6 +107,20 @@ def read_all(fh: BinaryIO) -> tuple[bytes, int]:
         chunks.append(chunk)
         total += len(chunk)
     return b"".join(chunks), MAX_BYTES
+
+
+def gunzipped(blob: bytes, source: str, *, error: Error = FileError, kind: str = "file") -> bytes:
+    """The bytes of a ``.gz`` file decompressed (a file kept compressed: a selector's
+    catalogue, a profile of thousands of rows)."""
+    try:
+        data = gzip.decompress(blob)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise error(
+            f"{source}: not a gzip file ({exc}); name the uncompressed {kind} without .gz"
+        ) from None
+    if len(data) > MAX_BYTES:
+        raise error(f"{source}: larger than {MAX_BYTES >> 20} MiB decompressed; not a {kind}")
+    return data
 
 
 def decode(blob: bytes, source: str, *, error: Error = FileError, bom: bool = False) -> str:

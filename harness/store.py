@@ -317,6 +317,19 @@ class Store:
             raise damaged_file(self.path, exc) from None
         return int(n), str(first or ""), str(last or "")
 
+    def executables(self, bench: str) -> list[tuple[str, int, str]]:
+        """(executable sha256, attempts, the last one's started_at) of each build of the bench's
+        executable the store holds attempts of, the most recent build first."""
+        query = (
+            "SELECT exe_sha256, COUNT(*), MAX(started_at) FROM attempts WHERE bench = ? "
+            "AND status != 'unavailable' GROUP BY exe_sha256 ORDER BY MAX(id) DESC"
+        )
+        try:
+            rows = self._db.execute(query, (bench,)).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise damaged_file(self.path, exc) from None
+        return [(str(sha), int(n), str(last or "")) for sha, n, last in rows]
+
     def count(self) -> int:
         """Number of attempts recorded."""
         try:

@@ -10,9 +10,7 @@ trees are in ``<stem>.xgboost.json`` beside it (``Booster.save_model`` JSON).
 
 from __future__ import annotations
 
-import gzip
 import hashlib
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -31,7 +29,7 @@ from benchspace.evaluation.selector.mlp import FoldedMLP, MLPSelector
 from benchspace.evaluation.selector.models import RidgeSelector, Selector, XGBSelector, load_booster
 from benchspace.evaluation.selector.shipped import SHIPPED_PATH
 from benchspace.harness.errors import BenchspaceError, json_path
-from benchspace.harness.files import decode, parse_json, read_bytes
+from benchspace.harness.files import decode, gunzipped, parse_json, read_bytes
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
 SHIPPED = DATA_DIR / "models"
@@ -194,12 +192,7 @@ def load_selector(path: str | Path) -> DeployedSelector:
         )
     raw = read_bytes(source, error=SelectorFileError, kind="selector")
     if source.suffix == ".gz":  # a sidecar kept compressed (its catalogue is most of it)
-        try:
-            raw = gzip.decompress(raw)
-        except (OSError, EOFError, zlib.error) as exc:
-            raise SelectorFileError(
-                f"{source}: not a gzip file ({exc}); name an uncompressed sidecar without .gz"
-            ) from None
+        raw = gunzipped(raw, str(source), error=SelectorFileError, kind="sidecar")
     doc = parse_json(
         decode(raw, str(source), error=SelectorFileError),
         str(source),

@@ -53,10 +53,10 @@ def add_race_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--confirm-rounds",
-        type=count(2, 1000),
+        type=count(1, 1000),
         metavar="N",
         help="rounds of the confirmation (default: the bench's repeats, at least 3); with "
-        "--race, the rounds every pick gets first",
+        "--race, the rounds every pick gets first (at least 2)",
     )
     parser.add_argument(
         "--confirm-cap",
@@ -73,6 +73,11 @@ def race_options(
     """TuneOptions' ``racing`` and ``confirm`` from the flags."""
     if args.confirm_rounds is not None and args.confirm is None:
         raise UsageError("--confirm-rounds: applies only with --confirm K")
+    if args.race and args.confirm_rounds == 1:
+        raise UsageError(
+            "--confirm-rounds 1: a raced confirmation needs 2 rounds at least (a noise "
+            "estimate) before its first look"
+        )
     if args.confirm_cap is not None and not (args.race and args.confirm is not None):
         raise UsageError("--confirm-cap: applies only with --race and --confirm K")
     if not args.race and (args.min_repeats != DEFAULT_MIN_REPEATS):

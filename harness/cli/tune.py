@@ -116,6 +116,17 @@ def _mode_arguments(parser: argparse.ArgumentParser) -> None:
         "--validate", action="store_true", help="one cheap invocation per bench, then exit"
     )
     parser.add_argument(
+        "--from-store",
+        action="store_true",
+        help="assemble the profile from --store alone, running nothing (the executable need "
+        "not be here); an attempt the store lacks is an error",
+    )
+    parser.add_argument(
+        "--exe-sha",
+        metavar="PREFIX",
+        help="with --from-store: the build whose attempts to read, when the store holds several",
+    )
+    parser.add_argument(
         "--include-incumbent",
         action="store_true",
         help="accept header incumbents missing from a grid (they compete only where measured)",
@@ -214,6 +225,8 @@ def request_from(args: argparse.Namespace) -> TuneRequest:
         # Dask rows name the worker that measured them: the scheduler places the work.
         allow_other_host=args.allow_other_host or bool(args.dask),
         validate=args.validate,
+        from_store=args.from_store,
+        exe_sha=args.exe_sha,
         include_incumbent=args.include_incumbent,
         hardware=args.hardware,
         quiet=args.quiet,

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from benchspace.harness.errors import ProfileError, json_path
 from benchspace.harness.execute.metric_check import is_time_metric
-from benchspace.harness.files import decode, read_bytes
+from benchspace.harness.files import decode, gunzipped, read_bytes
 from benchspace.harness.measurement import Value
 from benchspace.harness.plan import ParamValue
 from benchspace.harness.profiles.batchlas import batchlas_values, recover_case
@@ -53,17 +53,21 @@ def load_profile(path: str | Path) -> Profile:
     A profile of the current version is read a piece at a time (harness/profiles/stream.py):
     each measurement becomes its record as it is decoded, so a profile of 10^6 rows never
     exists as a document of dictionaries. Anything else (an older version, BatchLAS's, a file
-    with an error) is read whole, which also gives every error its message."""
-    streamed = _streamed(path)
+    with an error) is read whole, which also gives every error its message. A ``.json.gz``
+    profile (one kept compressed) is read whole; its hash is of the decompressed bytes."""
+    source = str(path)
+    compressed = source.endswith(".gz")
+    streamed = None if compressed else _streamed(path)
     if streamed is not None:
         return streamed
-    source = str(path)
     blob = read_bytes(
         path,
         error=ProfileError,
         kind="profile",
         missing="no such profile; run `benchspace tune` first",
     )
+    if compressed:
+        blob = gunzipped(blob, source, error=ProfileError, kind="profile")
     sha256 = hashlib.sha256(blob).hexdigest()
     text = decode(blob, source, error=ProfileError)
     del blob  # a profile of 10^6 rows: its bytes, its text and its data are not held at once

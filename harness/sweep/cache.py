@@ -111,8 +111,12 @@ class Sweep:
         rerun: bool,
         host: str | None = None,
         allow_other_host: bool = False,
+        offline: bool = False,
     ) -> None:
         self.store = store
+        self.offline = offline
+        """Invocations keep the executable hash they were built with (``tune --from-store``:
+        the executable here, if any, is not the one measured)."""
         self.host = None if allow_other_host else host
         """Stored attempts of another host are measured again (None: any host serves)."""
         self.other_hosts: dict[str, int] = {}
@@ -137,7 +141,8 @@ class Sweep:
         attempts for its slice of the plan (one query per slice and bench, not one per key;
         nothing with ``rerun``)."""
         source = iter(invocations)
-        while chunk := [current_binary(planned) for planned in islice(source, PREFETCH)]:
+        current = (lambda inv: inv) if self.offline else current_binary
+        while chunk := [current(planned) for planned in islice(source, PREFETCH)]:
             found: Found = {}
             if not self.rerun:
                 keys: dict[str, list[str]] = {}

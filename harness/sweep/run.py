@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchspace.harness.errors import BenchspaceError
+from benchspace.harness.errors import BenchspaceError, ProfileError
 from benchspace.harness.execute.batch import batch_order
 from benchspace.harness.execute.exe_identity import take_changes
 from benchspace.harness.execute.executor import Executor
@@ -24,38 +24,36 @@ from benchspace.harness.execute.invoke import (
     sha256_file,
 )
 from benchspace.harness.execute.progress import Progress
-from benchspace.harness.measurement import Measurement, RepeatSummary
+from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import (
-    Config,
     MainPlan,
     ParamValue,
     Sampler,
     Task,
     apply_sample,
     plan_main,
-    plan_pre_tune,
 )
 from benchspace.harness.profiles.model import (
     BenchResult,
     PreTunePhaseResult,
     Profile,
 )
-from benchspace.harness.profiles.results import bench_result, build_profile, phase_table
+from benchspace.harness.profiles.results import bench_result, build_profile
 from benchspace.harness.profiles.row_table import RowCollector, table_result
-from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
 from benchspace.harness.profiles.write import write_profile
 from benchspace.harness.spaces.model import Bench, Space, bench_invocations
 from benchspace.harness.store import Store
 from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep, batching_of
 from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
+from benchspace.harness.sweep.from_store import stored_executable
 from benchspace.harness.sweep.meta import base_meta, with_executables
+from benchspace.harness.sweep.pre_tune import pre_tune_phases
 from benchspace.harness.sweep.race import (
     CaseDecision,
     Racing,
     decide_rows,
     race_tasks,
-    settled_phase,
     with_decisions,
 )
 from benchspace.harness.sweep.rounds import round_measurer, rule_for
@@ -90,6 +88,11 @@ class TuneOptions:
     """How benches with compile-time parameters build their variants."""
     source_dir: Path = Path(".")
     """``{source_dir}`` of build commands: the space's project root."""
+    from_store: bool = False
+    """Answer every attempt from the store and run nothing (harness/sweep/from_store.py)."""
+    exe_sha: str | None = None
+    """With `from_store`: which build's attempts (a sha256 prefix), when the store holds
+    several."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -165,57 +168,12 @@ def _pre_tune(
     exe_sha: str,
     options: TuneOptions,
 ) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
-    resolved: dict[str, ParamValue] = {}
-    summaries: list[PreTunePhaseResult] = []
-    measured: list[Measurement] = []
-    for index, phase in enumerate(bench.pre_tune):
-        plan = plan_pre_tune(bench, index, resolved)
-        sweep.progress.set_label(f"{bench.name} pre_tune[{index}]")
-        tasks = [task for _, task in plan.tasks]
-        ms, raced = _measure(
-            bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options
-        )
-        measured.extend(ms)
-        aggs = aggregate(ms)
-        per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
-        stats: dict[tuple[int, Config], RepeatSummary] = {}
-        for combo, task in plan.tasks:
-            agg = aggs.get((task.case_index, task.config))
-            if agg is not None and agg.summary is not None:
-                per_case[task.case_index][combo] = agg.summary.median
-                stats[task.case_index, combo] = agg.summary
-        scores = score_configs(per_case, plan.cases, bench.direction)
-        grids = {k: tuple(v) for k, v in phase.params.items()}
-        table = phase_table(plan, stats, scores)
-        if not scores:
-            summaries.append(
-                PreTunePhaseResult(
-                    phase_index=index,
-                    params=grids,
-                    cases=tuple(plan.cases),
-                    resolved_params=None,
-                    values=(),
-                    score=None,
-                    note="no combination succeeded in every phase case",
-                    table=table,
-                )
-            )
-            return resolved, summaries, measured
-        best = winner(scores)
-        best = settled_phase(plan, raced, options.racing, bench.name, best)
-        resolved.update(dict(best))
-        summaries.append(
-            PreTunePhaseResult(
-                phase_index=index,
-                params=grids,
-                cases=tuple(plan.cases),
-                resolved_params=dict(best),
-                values=tuple(per_case[c][best] for c in plan.cases),
-                score=scores[best],
-                table=table,
-            )
-        )
-    return resolved, summaries, measured
+    def measure(
+        tasks: Sequence[Task],
+    ) -> tuple[list[Measurement], dict[int, CaseDecision] | None]:
+        return _measure(bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options)
+
+    return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label)
 
 
 def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:
@@ -238,8 +196,10 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
         sweep.builds_done += variants.built
         sweep.builds_reused += variants.reused
         return result, "ok"
-    exe_path = resolve_executable(bench.exe, options.run.build_dir)
-    if exe_path is None:
+    exe_path: Path | None
+    if options.from_store:
+        exe_path, exe_sha = stored_executable(sweep.store, bench, options.exe_sha)
+    elif (exe_path := resolve_executable(bench.exe, options.run.build_dir)) is None:
         where = f"{options.run.build_dir}/benchmarks or {options.run.build_dir}"
         if options.skip_missing:
             sweep.progress.note(
@@ -260,7 +220,8 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
         sweep.progress.note(f"missing: {bench.name}: {m.error}")
         result = bench_result(bench, plan=None, measurements=[m], pre_tune=[], topk=options.topk)
         return result, "missing"
-    exe_sha = sha256_file(exe_path)
+    else:
+        exe_sha = sha256_file(exe_path)
     if bench.sample is not None:
         if options.sampler is None:
             raise BenchspaceError(
@@ -346,6 +307,11 @@ def tune(
     # configurations run, not how many), so the ETA covers every bench from the first line.
     progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
     take_changes()  # only changes seen during this sweep are reported
+    if options.from_store and not options.store.is_file():
+        raise ProfileError(
+            f"{options.store}: no such store; --from-store assembles a profile from a store "
+            "measured before (--store names it)"
+        )
     with Store(options.store, lock=True, on_wait=progress.note) as store:
         sweep = Sweep(
             store,
@@ -353,7 +319,8 @@ def tune(
             progress,
             rerun=options.rerun,
             host=options.run.host or None,
-            allow_other_host=options.allow_other_host,
+            allow_other_host=options.allow_other_host or options.from_store,
+            offline=options.from_store,
         )
         stored, first, last = (0, "", "") if options.rerun else store.span()
         if stored:
@@ -361,7 +328,8 @@ def tune(
                           f"stored, the first at {first}, the last at {last} (--rerun starts "
                           "anew)")  # fmt: skip
         # A --rerun writes its profile once complete: stopped half-way, the previous stays.
-        keep = options.rerun and options.out.exists()
+        # From the store, nothing is written unless every bench's attempts are there.
+        keep = (options.rerun and options.out.exists()) or options.from_store
         for bench in benches:
             result, state = tune_bench(bench, sweep, options)
             if state == "skipped":

@@ -37,6 +37,7 @@ from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Space
 from benchspace.harness.sweep.budget import BenchBudget, check_budget, plan_budget
 from benchspace.harness.sweep.cache import few_collections
+from benchspace.harness.sweep.from_store import StoreOnly
 from benchspace.harness.sweep.run import TuneOptions, TuneOutcome, tune
 from benchspace.harness.variants.settings import build_settings, space_root, variant_plan_lines
 from benchspace.harness.variants.validate import probe_variant
@@ -86,6 +87,10 @@ class TuneRequest:
     root: Path | None = None
     allow_outside_root: bool = False
     command: tuple[str, ...] = ()
+    from_store: bool = False
+    """Assemble the profile from the store alone; run nothing (harness/sweep/from_store.py)."""
+    exe_sha: str | None = None
+    """With ``from_store``: the build (a sha256 prefix) whose attempts to read."""
 
 
 def _no_header_check(space: Space, include_incumbent: bool) -> list[str]:
@@ -189,6 +194,25 @@ def _check_request(request: TuneRequest, space: Space) -> None:
         raise UsageError(f"--bench: {', '.join(unknown)} not in {request.space} (benches: {known})")
 
 
+def _check_from_store(request: TuneRequest, space: Space) -> None:
+    if request.exe_sha is not None and not request.from_store:
+        raise UsageError("--exe-sha: applies only with --from-store")
+    if not request.from_store:
+        return
+    clash = [flag for flag, on in (("--rerun", request.rerun), ("--validate", request.validate),
+             ("--dask", bool(request.dask)), ("--include-incumbent", request.include_incumbent))
+             if on]  # fmt: skip
+    if clash:
+        raise UsageError(f"--from-store runs nothing: drop {', '.join(clash)}")
+    built = [b.name for b in space.benches if b.build is not None]
+    built = [name for name in built if not request.benches or name in request.benches]
+    if built:
+        raise UsageError(
+            f"--from-store: bench {built[0]!r} builds variants (compile-time parameters), "
+            "which are not assembled from a store; leave it out with --bench"
+        )
+
+
 def _validate(
     request: TuneRequest, space: Space, problems: list[str], hooks: TuneHooks
 ) -> TuneResult:
@@ -211,6 +235,8 @@ def _validate(
 def _executor(
     request: TuneRequest, options: TuneOptions, hooks: TuneHooks
 ) -> tuple[Executor, TuneOptions]:
+    if request.from_store:
+        return StoreOnly(options.store), options
     if request.dask:
         from benchspace.harness.execute.dask_executor import DaskExecutor
 
@@ -271,6 +297,9 @@ def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> Tune
         rerun=request.rerun,
         benches=request.benches,
         command=request.command,
+        from_store=request.from_store,
+        exe_sha=request.exe_sha,
+        extra_meta={"from_store": str(store)} if request.from_store else {},
         **hooks.decisions(space),
     )
 
@@ -284,6 +313,7 @@ def run_tune(request: TuneRequest, hooks: TuneHooks) -> TuneResult:
         )
     space = load_space(request.space, allow_outside_root=request.allow_outside_root)
     _check_request(request, space)
+    _check_from_store(request, space)
     problems = hooks.header_check(space, request.include_incumbent) if space.header else []
     if request.validate:
         return _validate(request, space, problems, hooks)

@@ -1,0 +1,74 @@
+"""Pre-tune phases: parameters settled one phase at a time before a bench's main sweep."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from benchspace.harness.measurement import Measurement, RepeatSummary
+from benchspace.harness.plan import Config, ParamValue, Task, plan_pre_tune
+from benchspace.harness.profiles.model import PreTunePhaseResult
+from benchspace.harness.profiles.results import phase_table
+from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
+from benchspace.harness.spaces.model import Bench
+from benchspace.harness.sweep.race import CaseDecision, Racing, settled_phase
+
+
+def pre_tune_phases(
+    bench: Bench,
+    measure: Callable[[Sequence[Task]], tuple[list[Measurement], dict[int, CaseDecision] | None]],
+    racing: Racing | None,
+    label: Callable[[str], None],
+) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
+    """Run the bench's pre-tune phases in order: each phase's winner (over its cases) is fixed
+    for the next phases and the main sweep. Returns the resolved values, one summary per phase
+    run, and every measurement; a phase where no combination succeeded in every case ends
+    them (its summary has no resolved values)."""
+    resolved: dict[str, ParamValue] = {}
+    summaries: list[PreTunePhaseResult] = []
+    measured: list[Measurement] = []
+    for index, phase in enumerate(bench.pre_tune):
+        plan = plan_pre_tune(bench, index, resolved)
+        label(f"{bench.name} pre_tune[{index}]")
+        tasks = [task for _, task in plan.tasks]
+        ms, raced = measure(tasks)
+        measured.extend(ms)
+        aggs = aggregate(ms)
+        per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}
+        stats: dict[tuple[int, Config], RepeatSummary] = {}
+        for combo, task in plan.tasks:
+            agg = aggs.get((task.case_index, task.config))
+            if agg is not None and agg.summary is not None:
+                per_case[task.case_index][combo] = agg.summary.median
+                stats[task.case_index, combo] = agg.summary
+        scores = score_configs(per_case, plan.cases, bench.direction)
+        grids = {k: tuple(v) for k, v in phase.params.items()}
+        table = phase_table(plan, stats, scores)
+        if not scores:
+            summaries.append(
+                PreTunePhaseResult(
+                    phase_index=index,
+                    params=grids,
+                    cases=tuple(plan.cases),
+                    resolved_params=None,
+                    values=(),
+                    score=None,
+                    note="no combination succeeded in every phase case",
+                    table=table,
+                )
+            )
+            return resolved, summaries, measured
+        best = winner(scores)
+        best = settled_phase(plan, raced, racing, bench.name, best)
+        resolved.update(dict(best))
+        summaries.append(
+            PreTunePhaseResult(
+                phase_index=index,
+                params=grids,
+                cases=tuple(plan.cases),
+                resolved_params=dict(best),
+                values=tuple(per_case[c][best] for c in plan.cases),
+                score=scores[best],
+                table=table,
+            )
+        )
+    return resolved, summaries, measured
