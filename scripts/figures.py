@@ -95,6 +95,17 @@ FIGURES: dict[str, Figure] = {
         " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
         " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
     ),
+    "tune-shapes-h100-61-ranked": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/ranked_a"
+        " evaluation/data/h100/tune_shapes/ranked_b evaluation/data/h100/tune_shapes/rest_ranked/a"
+        " evaluation/data/h100/tune_shapes/rest_ranked/c"
+        " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
+        " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
+    ),
+    "tune-shapes-h100-ranked-rerun": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/rest_ranked/b"
+        " --shortlist spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
+    ),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"

@@ -39,11 +39,17 @@ from benchspace.harness.profiles.read import load_profile
 VARIANTS = (("", ()), (" without the listed configurations", ("--no-listed",)))
 
 
+def _profile(run: Path) -> Path:
+    """The run's profile: ``profile.json``, or ``profile.json.gz`` (kept compressed)."""
+    plain = run / "profile.json"
+    return plain if plain.is_file() else run / "profile.json.gz"
+
+
 def _header_lines(run: Path, shortlist: str, k: int, extra: tuple[str, ...]) -> list[str] | None:
     name = f"gemm_kernels_k{k}{'_no_listed' if extra else ''}.hh"
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch) / name
-        argv = ["cutlass", "header", "--from-profile", str(run / "profile.json"),
+        argv = ["cutlass", "header", "--from-profile", str(_profile(run)),
                 "--shortlist", shortlist, "--topk", str(k), "--out", str(out), *extra]  # fmt: skip
         printed = io.StringIO()
         with contextlib.redirect_stdout(printed):
@@ -58,8 +64,8 @@ def _combined(runs: list[Path], listed: bool) -> str:
     """The pick figures over every run's shapes (one confirmation, one selection table)."""
     conf, sel = [], []
     for run in runs:
-        profile = load_profile(run / "profile.json")
-        store = store_beside(run / "profile.json")
+        profile = load_profile(_profile(run))
+        store = store_beside(_profile(run))
         algos = cublas_algos(store, next(iter(profile.results))) if store else {}
         table = measured_table(profile, algos=algos)
         table = table if listed else drop_listed(table)

@@ -316,3 +316,65 @@ def test_the_recorded_gpu_runs_cover_the_64_evaluation_shapes_with_k8_and_top8()
             dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
             assert dispatch_hits(dispatch, summary) == [True] * 48
     assert len(covered) == 64 and set(covered) == _shapes("h200_v2_eval.txt")
+
+
+REST_RANKED = DATA.parent / "h100" / "tune_shapes" / "rest_ranked"
+
+
+@pytest.mark.parametrize(("part", "shapes"), [("a", 37), ("b", 34), ("c", 8)])
+def test_the_rest_ranked_runs_confirmed_all_81_and_dispatch_their_winners(
+    part: str, shapes: int
+) -> None:
+    """The H100 runs of the 48 other shapes with the ranker's 64 cuBLASLt configurations
+    (profiles assembled by `tune --from-store`): each shape's 81 configurations (8 CUTLASS, the
+    heuristic, the listed 8, the ranked 64) timed in its confirmation round, every ranked one
+    as itself, and the header runs every shape's confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+
+    profile_path = REST_RANKED / part / "profile.json.gz"
+    store = store_beside(profile_path)
+    assert store is not None
+    table = measured_table(
+        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
+    )
+    confirmed = table[table["confirmed"].eq(1)]
+    assert confirmed.groupby(["M", "N", "K"]).size().eq(81).all()
+    assert confirmed.groupby(["M", "N", "K"]).ngroups == shapes
+    ranked = confirmed[confirmed["config"].map(is_key)]
+    assert len(ranked) == 64 * shapes and (ranked["pinned"] == ranked["config"]).all()
+    summary = shape_summary(table)
+    assert all(w.source == "confirmation" for w in summary)
+    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True] * shapes
+
+
+def test_the_rest_ranked_runs_with_ranked_a_b_cover_61_of_the_64_shapes() -> None:
+    """a (cases 0-36) and c (cases 37-44) are disjoint; b re-measures a's first 34 in another
+    call; the 3 shapes no call confirmed are the last of the rest space."""
+    seen: dict[str, set[tuple[int, int, int]]] = {}
+    for part in ("a", "b", "c"):
+        table = measured_table(load_profile(REST_RANKED / part / "profile.json.gz"))
+        seen[part] = {(int(m), int(n), int(k)) for m, n, k in
+                      set(zip(table["M"], table["N"], table["K"], strict=True))}  # fmt: skip
+    assert not seen["a"] & seen["c"] and seen["b"] < seen["a"]
+    rest = _shapes("h200_v2_eval_rest.txt")
+    assert len(rest - seen["a"] - seen["c"]) == 3
+
+
+def test_a_rest_ranked_profile_is_what_its_store_assembles(tmp_path: Path) -> None:
+    """`tune --from-store` on the committed store and space writes the committed profile's
+    rows and winners again (nothing run: the driver is not here)."""
+    run = REST_RANKED / "c"
+    store = tmp_path / "store.sqlite"
+    store.write_bytes(gzip.decompress((run / "store.sqlite.gz").read_bytes()))
+    out = tmp_path / "profile.json"
+    code = main(["tune", "--space", str(run / "space.json"), "--store", str(store), "--out",
+                 str(out), "--from-store", "--confirm", "81", "--confirm-rounds", "1",
+                 "--allow-failures", "--quiet", "--build-dir", str(tmp_path)])  # fmt: skip
+    assert code == 0
+    mine, committed = load_profile(out), load_profile(run / "profile.json.gz")
+    assert mine.results.keys() == committed.results.keys()
+    for name, result in mine.results.items():
+        assert result.measurements == committed.results[name].measurements
+        assert result.per_case_best == committed.results[name].per_case_best
