@@ -71,6 +71,15 @@ def _combined(runs: list[Path], listed: bool) -> str:
         table = table if listed else drop_listed(table)
         conf.append(table)
         sel.append(selection_table(table, selection_medians(profile)))
+    shapes_of = [set(zip(t["M"], t["N"], t["K"], strict=True)) for t in conf]
+    seen: set[tuple[int, int, int]] = set()
+    for run, shapes_here in zip(runs, shapes_of, strict=True):
+        if both := seen & shapes_here:
+            return (
+                f"no figures over the runs together: {run} measures {len(both)} shapes an "
+                "earlier run measures too (one shape, one pick: name disjoint runs)"
+            )
+        seen |= shapes_here
     joined = pd.concat(conf, ignore_index=True)
     figures = pick_figures(joined, pd.concat(sel, ignore_index=True))
     text = render_pick_figures(figures, None)

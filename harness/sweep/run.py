@@ -308,9 +308,10 @@ def tune(
     progress.add_total(sum(bench_invocations(b) * _repeats(b, options) for b in benches))
     take_changes()  # only changes seen during this sweep are reported
     if options.from_store and not options.store.is_file():
+        what = "is a directory, not a store" if options.store.is_dir() else "no such store"
         raise ProfileError(
-            f"{options.store}: no such store; --from-store assembles a profile from a store "
-            "measured before (--store names it)"
+            f"{options.store}: {what}; --from-store assembles a profile from a store "
+            "measured before (--store names its file)"
         )
     with Store(options.store, lock=True, on_wait=progress.note) as store:
         sweep = Sweep(

@@ -378,3 +378,19 @@ def test_a_rest_ranked_profile_is_what_its_store_assembles(tmp_path: Path) -> No
     for name, result in mine.results.items():
         assert result.measurements == committed.results[name].measurements
         assert result.per_case_best == committed.results[name].per_case_best
+
+
+def test_the_summary_gives_no_joint_figures_over_runs_that_share_shapes() -> None:
+    """b re-measures a's shapes: the summary prints each run's lines, and no line over both
+    (a shape would be counted twice)."""
+    root = Path(__file__).parents[3]
+    script = root / "scripts" / "tune_shapes_summary.py"
+    done = subprocess.run(
+        [sys.executable, str(script), str(REST_RANKED / "a"), str(REST_RANKED / "b"),
+         "--shortlist", "spaces/tune_shapes_ranked_rest.shortlist.csv", "--ks", "8"],
+        cwd=root, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    joint = done.stdout.split("all 2 runs together")[1]
+    assert "over 34 shapes" in done.stdout and "geometric mean" not in joint
+    assert "rest_ranked/b measures 34 shapes an earlier run measures too" in joint

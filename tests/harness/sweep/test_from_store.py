@@ -142,6 +142,9 @@ def test_misuse_is_one_line(
     assert code == 1 and err.count("\n") == 1
     assert "none.sqlite: no such store; --from-store" in err
     assert not (tmp_path / "none.sqlite").exists()
+    (tmp_path / "folder").mkdir()
+    assert _tune(space, tmp_path, out, tmp_path / "folder", "--from-store") == 1
+    assert "folder: is a directory, not a store; --from-store" in capsys.readouterr().err
     assert _tune(space, tmp_path, out, tmp_path / "s.sqlite", "--exe-sha", "ab") == 2
     assert "--exe-sha: applies only with --from-store" in capsys.readouterr().err
     assert _tune(space, tmp_path, out, tmp_path / "s.sqlite", "--from-store", "--rerun") == 2
