@@ -95,14 +95,23 @@ class GpuPool:
             return [g for g in self.gpus if g not in self.retired]
 
     def take(self) -> str:
-        """A free live GPU, waiting for one."""
+        """A free live GPU, waiting for one. A job waiting to be retried on another GPU
+        (`take_other`) goes first: a new job never takes the GPU it could have, so a failing
+        GPU's retries are not starved by fresh work (and the GPU retired in time)."""
         with self._cond:
             while True:
-                for gpu in self._free:
-                    if gpu not in self.retired:
-                        self._free.remove(gpu)
-                        return gpu
+                if not self._retry_could_take():
+                    for gpu in self._free:
+                        if gpu not in self.retired:
+                            self._free.remove(gpu)
+                            return gpu
                 self._cond.wait()
+
+    def _retry_could_take(self) -> bool:
+        """Whether a free live GPU is one a waiting retry may take (not its own suspect)."""
+        return any(
+            gpu not in self.retired and any(gpu != s for s in self._suspects) for gpu in self._free
+        )
 
     def take_other(self, suspect: str) -> str | None:
         """A free live GPU other than `suspect`, which stays out of the pool meanwhile (held
@@ -123,6 +132,7 @@ class GpuPool:
                     self._cond.wait()
             finally:
                 self._suspects.discard(suspect)
+                self._cond.notify_all()  # new work may take free GPUs again
 
     def give(self, gpu: str) -> None:
         """`gpu` is free again (a retired one is dropped)."""

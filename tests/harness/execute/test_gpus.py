@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import sys
+import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -75,6 +77,25 @@ def test_take_skips_the_suspect_and_the_retired_gpus() -> None:
     assert pool.take() == "2"
 
 
+def test_a_waiting_retry_gets_the_next_free_gpu_before_new_work() -> None:
+    pool = GpuPool(["0", "1"])
+    assert pool.take() == "0" and pool.take() == "1"
+    got: dict[str, str | None] = {}
+    retry = threading.Thread(target=lambda: got.update(retry=pool.take_other("1")))
+    retry.start()
+    while "1" not in pool._suspects:  # the retry is waiting for another GPU
+        time.sleep(0.001)
+    fresh = threading.Thread(target=lambda: got.update(fresh=pool.take()))
+    fresh.start()
+    time.sleep(0.05)  # new work waiting too
+    pool.give("0")
+    retry.join(timeout=5)
+    assert got.get("retry") == "0" and "fresh" not in got
+    pool.give("1")  # the retry ends: the suspect GPU is free for new work
+    fresh.join(timeout=5)
+    assert got.get("fresh") == "1"
+
+
 def test_take_other_gives_up_when_every_other_gpu_is_suspect() -> None:
     pool = GpuPool(["0", "1"])
     assert pool.take() == "0" and pool.take() == "1"
@@ -92,7 +113,9 @@ exit $rc
 """
 
 
-def _sweep(tmp_path: Path, write_space: Callable[..., Path], gpus: str, **env: str) -> Any:
+def _sweep(
+    tmp_path: Path, write_space: Callable[..., Path], gpus: str, repeats: int = 1, **env: str
+) -> Any:
     log = tmp_path / "gpu.log"
     exe = tmp_path / "build" / "benchmarks" / "fake_benchmark"
     exe.parent.mkdir(parents=True, exist_ok=True)
@@ -107,7 +130,7 @@ def _sweep(tmp_path: Path, write_space: Callable[..., Path], gpus: str, **env: s
     space = write_space([bench])
     out = tmp_path / "p.json"
     argv = ["tune", "--space", str(space), "--build-dir", str(tmp_path / "build")]
-    argv += ["--out", str(out), "--gpus", gpus, "--repeats", "1", "--quiet"]
+    argv += ["--out", str(out), "--gpus", gpus, "--repeats", str(repeats), "--quiet"]
     return main(argv), out, log
 
 
@@ -146,12 +169,14 @@ def test_a_failing_gpu_is_retired_and_every_configuration_passes_elsewhere(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("FAKE_BAD_GPU", "1")
-    rc, out, log = _sweep(tmp_path, write_space, "0,1,2")
+    # 24 jobs: GPU 1 reaches its third failure long before GPUs 0 and 2 empty the queue, even
+    # on a loaded machine (with 12, a slow retry cycle could leave it at two).
+    rc, out, log = _sweep(tmp_path, write_space, "0,1,2", repeats=2)
     err = capsys.readouterr().err
     assert rc == 0, err
     assert "warning: GPU 1 retired after 3 jobs in a row failed on it and passed on another" in err
     rows = list(_rows(out, "device, status, extra"))
-    assert len(rows) == 12 and {r[1] for r in rows} == {"ok"}
+    assert len(rows) == 24 and {r[1] for r in rows} == {"ok"}
     assert {r[0] for r in rows} <= {"gpu:0", "gpu:2"}
     reruns = [json.loads(r[2]) for r in rows if "retried_after_gpu" in r[2]]
     assert len(reruns) == 3
