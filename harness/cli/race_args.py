@@ -11,6 +11,7 @@ from benchspace.harness.errors import UsageError
 from benchspace.harness.spaces.model import Space
 from benchspace.harness.sweep.confirm import ConfirmOptions
 from benchspace.harness.sweep.decide import DEFAULT_MARGIN_PCT, DEFAULT_MIN_REPEATS, RaceRule
+from benchspace.harness.sweep.incumbents import incumbent_family
 from benchspace.harness.sweep.race import Racing, parse_stop
 
 CONFIRM_CAP_FACTOR = 3
@@ -98,7 +99,12 @@ def race_options(
                 baselines[bench.name] = default
     racing = None
     if args.race or stop is not None:
-        rule = RaceRule(min_repeats=args.min_repeats, margin_pct=args.margin, stop_rse=stop)
+        rule = RaceRule(
+            min_repeats=args.min_repeats,
+            margin_pct=args.margin,
+            stop_rse=stop,
+            family=incumbent_family(space, incumbents),
+        )
         racing = Racing(rule=rule, drop=bool(args.race), incumbents=incumbents)
     confirm = None
     if args.confirm is not None:

@@ -31,6 +31,7 @@ from benchspace.harness.plan import Config, MainPlan, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, Selection
 from benchspace.harness.profiles.scoring import better
 from benchspace.harness.sweep.decide import RaceRule
+from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.race import CaseDecision, race_tasks
 
 CONFIRM_REPEAT = 1_000_000
@@ -62,6 +63,7 @@ class ConfirmOptions:
             cap=max(self.cap, self.rounds),
             margin_pct=race.margin_pct,
             confidence=race.confidence,
+            family=race.family,
         )
 
 
@@ -181,7 +183,8 @@ def confirm_bench(
             announce(len(tasks))
         ms = measure(tasks)
     else:
-        ms, decisions = _raced(plan, pairs, rule, selection.direction, measure, announce)
+        mine = incumbent_task(options.incumbents.get(selection.bench, {}))
+        ms, decisions = _raced(plan, pairs, rule, selection.direction, measure, announce, mine)
     as_main = [replace(m, phase="main") for m in ms]
     confirmation = rebuild(as_main)
     merged = merge(selection, confirmation, {c for c, _ in pairs})
@@ -195,6 +198,7 @@ def _raced(
     direction: str,
     measure: Callable[[Sequence[tuple[Task, int]]], list[Measurement]],
     announce: Callable[[int], None] | None,
+    incumbent: Callable[[Task], bool] | None = None,
 ) -> tuple[list[Measurement], dict[int, CaseDecision]]:
     """The picks raced under `rule`, their rounds under the confirmation's repeat indices."""
     wanted = _picked_tasks(plan, pairs)
@@ -206,7 +210,7 @@ def _raced(
             announce(len(jobs))  # rounds past the first ones: the progress total grows
         return measure([(t, CONFIRM_REPEAT + r) for t, r in jobs])
 
-    return race_tasks(wanted, measure_round, direction, rule, cross_case=False)
+    return race_tasks(wanted, measure_round, direction, rule, cross_case=False, incumbent=incumbent)
 
 
 def bias(rows: Sequence[MeasurementRow], truth: Callable[[MeasurementRow], float]) -> float:

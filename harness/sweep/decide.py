@@ -59,6 +59,9 @@ class RaceRule:
     stop_rse: float | None = None
     """With ``--stop rse:X``: a configuration whose relative standard error is under X gets
     no more repeats (its centre is known well enough)."""
+    family: int = 1
+    """How many incumbents (header values) the tune's races judge: one is dropped at the level
+    over this, so a retune loses a best incumbent with at most 1 - confidence per header."""
 
     @property
     def schedule(self) -> tuple[int, ...]:
@@ -277,12 +280,14 @@ def look(
     *,
     blocked: bool = True,
     pool: Pool | None = None,
+    protected: int | None = None,
 ) -> CaseState:
     """One look at a case: drop the beaten, then say whether the race of the case is over.
 
     `samples[i]` are configuration i's values so far (by round); configurations without a
     value (all failed) are out. `rounds` is how many rounds were run; `blocked`: whether
-    rounds are blocks (:func:`fit`)."""
+    rounds are blocks (:func:`fit`); `protected`: the incumbent (the header's value), dropped
+    only at the level over ``rule.family``."""
     live = [i for i in alive if samples[i]]
     if not live:
         return CaseState(alive=(), leader=None, decided="cap", rounds=rounds)
@@ -299,7 +304,8 @@ def look(
     # others led bounds that by len(others) times the per-comparison level (:func:`_beaten`
     # splits it between the t-test and the signed-rank test).
     level = rule.look_alpha / max(len(others), 1)
-    dropped = set() if fitted is None else {i for i in others if _beaten(fitted, i, leader, level)}
+    at = {i: level / rule.family if i == protected else level for i in others}
+    dropped = set() if fitted is None else {i for i in others if _beaten(fitted, i, leader, at[i])}
     survivors = tuple(i for i in live if i not in dropped)
     if len(survivors) == 1:
         return CaseState(alive=survivors, leader=leader, decided="separated", rounds=rounds)
@@ -369,7 +375,9 @@ def _robust_se(fit_: Fit, a: int, b: int) -> float | None:
     return 1.4826 * median_of([abs(x - centre) for x in d]) / math.sqrt(len(d))
 
 
-def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> CaseState:
+def final_state(
+    samples: Sequence[Samples], direction: str, rule: RaceRule, protected: int | None = None
+) -> CaseState:
     """The verdict of the samples as they stand (a fixed-repeat sweep: one look at the end).
 
     With one look only, the whole error goes to it."""
@@ -379,8 +387,9 @@ def final_state(samples: Sequence[Samples], direction: str, rule: RaceRule) -> C
         cap=rounds,
         margin_pct=rule.margin_pct,
         confidence=rule.confidence,
+        family=rule.family,
     )
-    state = look(samples, range(len(samples)), direction, one_look, rounds)
+    state = look(samples, range(len(samples)), direction, one_look, rounds, protected=protected)
     if state.decided is None:
         return replace(state, decided="cap", rounds=rounds)
     return state

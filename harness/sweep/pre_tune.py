@@ -10,12 +10,15 @@ from benchspace.harness.profiles.model import PreTunePhaseResult
 from benchspace.harness.profiles.results import phase_table
 from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
 from benchspace.harness.spaces.model import Bench
-from benchspace.harness.sweep.race import CaseDecision, Racing, settled_phase
+from benchspace.harness.sweep.incumbents import settled_phase
+from benchspace.harness.sweep.race import CaseDecision, Racing
 
 
 def pre_tune_phases(
     bench: Bench,
-    measure: Callable[[Sequence[Task]], tuple[list[Measurement], dict[int, CaseDecision] | None]],
+    measure: Callable[
+        [Sequence[Task], Sequence[str]], tuple[list[Measurement], dict[int, CaseDecision] | None]
+    ],
     racing: Racing | None,
     label: Callable[[str], None],
 ) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
@@ -30,7 +33,7 @@ def pre_tune_phases(
         plan = plan_pre_tune(bench, index, resolved)
         label(f"{bench.name} pre_tune[{index}]")
         tasks = [task for _, task in plan.tasks]
-        ms, raced = measure(tasks)
+        ms, raced = measure(tasks, sorted(phase.params))  # the phase's incumbent: these
         measured.extend(ms)
         aggs = aggregate(ms)
         per_case: dict[int, dict[Config, float]] = {c: {} for c in plan.cases}

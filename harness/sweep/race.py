@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement, Value
-from benchspace.harness.plan import Config, PreTunePlan, Task, make_config
+from benchspace.harness.plan import Config, Task, make_config
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
 from benchspace.harness.profiles.row_table import RowTable
 from benchspace.harness.profiles.scoring import score_configs, winner
@@ -86,8 +86,12 @@ def race_tasks(
     *,
     drop: bool = True,
     cross_case: bool | None = None,
+    incumbent: Callable[[Task], bool] | None = None,
 ) -> tuple[list[Measurement], dict[int, CaseDecision]]:
     """Race the tasks case by case; every attempt made, and each case's decision.
+
+    `incumbent` says which task is a case's incumbent (the header's value): it is dropped
+    only at the level over ``rule.family`` (harness/sweep/decide.py, :func:`look`).
 
     Without `drop` (``--stop`` alone) nothing is dropped: each configuration is repeated until
     its relative standard error is under the rule's target, or the cap.
@@ -108,6 +112,10 @@ def race_tasks(
     alive = {c: tuple(range(len(ts))) for c, ts in by_case.items()}
     states: dict[int, CaseState] = {}
     made: list[Measurement] = []
+    mine = {
+        c: next((i for i, t in enumerate(ts) if incumbent(t)), None) if incumbent else None
+        for c, ts in by_case.items()
+    }
 
     def more(c: int) -> bool:
         return any(
@@ -133,22 +141,25 @@ def race_tasks(
             if at is not None and m.ok and m.value is not None:
                 samples[m.case_index][at][m.repeat] = m.value
         if drop and cross_case:
-            _cross_look(by_case, samples, alive, states, direction, rule, rounds)
+            _cross_look(by_case, samples, alive, states, direction, rule, rounds, mine)
         pools = _pools(samples, alive, [c for c in by_case if c not in states], direction)
         for c in by_case:
             if c in states:
                 continue
             if drop and not cross_case:
-                state = look(samples[c], alive[c], direction, rule, rounds, pool=pools.get(c))
+                state = look(
+                    samples[c], alive[c], direction, rule, rounds, pool=pools.get(c),
+                    protected=mine[c],
+                )  # fmt: skip
                 alive[c] = state.alive
                 if state.decided is not None:
                     states[c] = state
             if c not in states and not more(c):
                 kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
-                states[c] = final_state(kept, direction, rule)
+                states[c] = final_state(kept, direction, rule, mine[c])
     decisions = {}
     for c, ts in by_case.items():
-        state = states.get(c) or final_state(samples[c], direction, rule)
+        state = states.get(c) or final_state(samples[c], direction, rule, mine[c])
         decisions[c] = _decision(state, ts, samples[c], rule)
     return made, decisions
 
@@ -178,13 +189,17 @@ def _cross_look(
     direction: str,
     rule: RaceRule,
     rounds: int,
+    mine: Mapping[int, int | None],
 ) -> None:
     """One look of a cross-case race: a configuration dropped in one case leaves them all."""
     open_cases = [c for c in by_case if c not in states]
     if not open_cases:
         return
     configs = {c: [t.config for t in by_case[c]] for c in open_cases}
-    looks = {c: look(samples[c], alive[c], direction, rule, rounds) for c in open_cases}
+    looks = {
+        c: look(samples[c], alive[c], direction, rule, rounds, protected=mine[c])
+        for c in open_cases
+    }
     beaten = {configs[c][i] for c in open_cases for i in alive[c] if i not in looks[c].alive}
     keep = _best_scored(configs, samples, alive, direction)
     beaten.discard(keep)
@@ -202,7 +217,7 @@ def _cross_look(
         return
     for c in open_cases:
         kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
-        leader = final_state(kept, direction, rule).leader
+        leader = final_state(kept, direction, rule, mine[c]).leader
         states[c] = CaseState(alive=alive[c], leader=leader, decided=decided, rounds=rounds)
 
 
@@ -249,56 +264,6 @@ def standing(decision: CaseDecision) -> tuple[Config, ...]:
     if decision.unbeaten:
         return decision.unbeaten
     return () if decision.winner is None else (decision.winner,)
-
-
-def settled_combo(
-    decisions: Mapping[int, CaseDecision],
-    combos: Sequence[Config],
-    incumbent: Mapping[str, Value],
-) -> Config | None:
-    """A pre_tune phase's winner as its race settled it: the incumbent's combination when
-    no phase case beat it; else, when every phase case ended ``tie``, the first combination in
-    grid order tied in all of them; else None (the best-scored wins). `combos` are the phase's
-    combinations in grid order."""
-    if not decisions:
-        return None
-    standing_all = set(combos)
-    for d in decisions.values():
-        standing_all &= set(standing(d))
-    mine = [c for c in combos if incumbent and all(incumbent.get(k) == v for k, v in c)]
-    if mine and mine[0] in standing_all:
-        return mine[0]
-    if all(d.decided == "tie" for d in decisions.values()):
-        return next((c for c in combos if c in standing_all), None)
-    return None
-
-
-def settled_phase(
-    plan: PreTunePlan,
-    decisions: Mapping[int, CaseDecision] | None,
-    racing: Racing | None,
-    bench: str,
-    best: Config,
-) -> Config:
-    """The phase's winner as its race settled it (the incumbent not beaten, or the first in
-    grid order among the tied: :func:`settled_combo`), else `best`, the best-scored (also
-    when the phase was not raced)."""
-    if decisions is None or racing is None:
-        return best
-    incumbents = racing.incumbents.get(bench, {})
-    by_task = {task.config: combo for combo, task in plan.tasks}
-    mapped = {
-        c: replace(
-            d,
-            winner=None if d.winner is None else by_task.get(d.winner),
-            tied=tuple(by_task[t] for t in d.tied if t in by_task),
-            unbeaten=tuple(by_task[t] for t in d.unbeaten if t in by_task),
-        )
-        for c, d in decisions.items()
-    }
-    names = {k for combo in plan.combos for k, _ in combo}
-    incumbent = {k: v for c in plan.cases for k, v in incumbents.get(c, {}).items() if k in names}
-    return settled_combo(mapped, list(plan.combos), incumbent) or best
 
 
 def decide_rows(

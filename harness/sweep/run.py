@@ -47,6 +47,7 @@ from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep, batching_of
 from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
 from benchspace.harness.sweep.from_store import stored_executable
+from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.meta import base_meta, with_executables
 from benchspace.harness.sweep.pre_tune import pre_tune_phases
 from benchspace.harness.sweep.race import (
@@ -150,14 +151,19 @@ def _measure(
     exe_path: Path | None,
     exe_sha: str,
     options: TuneOptions,
+    names: Sequence[str] | None = None,
 ) -> tuple[list[Measurement], dict[int, CaseDecision] | None]:
-    """Measure a plan's tasks: every repeat, or raced (``--race`` / ``--stop``)."""
+    """Measure a plan's tasks: every repeat, or raced (``--race`` / ``--stop``); `names`: a
+    pre_tune phase's parameters (its incumbent is the header's values of those)."""
     if options.racing is None:
         invs = _invocations(bench, tasks, exe_path=exe_path, exe_sha=exe_sha, options=options)
         return sweep.measure(invs, batching_of(bench)), None
     measure_round = round_measurer(bench, sweep, exe_path, exe_sha, options.run, options.timeout_s)
     rule = rule_for(options.racing, _repeats(bench, options))
-    return race_tasks(tasks, measure_round, bench.direction, rule, drop=options.racing.drop)
+    mine = incumbent_task(options.racing.incumbents.get(bench.name, {}), names)
+    return race_tasks(
+        tasks, measure_round, bench.direction, rule, drop=options.racing.drop, incumbent=mine
+    )
 
 
 def _pre_tune(
@@ -169,9 +175,11 @@ def _pre_tune(
     options: TuneOptions,
 ) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
     def measure(
-        tasks: Sequence[Task],
+        tasks: Sequence[Task], names: Sequence[str]
     ) -> tuple[list[Measurement], dict[int, CaseDecision] | None]:
-        return _measure(bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options)
+        return _measure(
+            bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options, names=names
+        )
 
     return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label)
 

@@ -15,7 +15,8 @@ from benchspace.harness.plan import Config, make_config
 from benchspace.harness.profiles.decided_format import bench_line, case_lines
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
 from benchspace.harness.spaces.model import Case, Space
-from benchspace.harness.sweep.race import CaseDecision, settled_combo
+from benchspace.harness.sweep.incumbents import settled_combo
+from benchspace.harness.sweep.race import CaseDecision
 
 
 def _best(case: int, block: int, decided: str, tied: tuple[int, ...] = ()) -> MeasurementRow:
