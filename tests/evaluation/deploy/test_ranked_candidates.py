@@ -362,6 +362,38 @@ def test_the_rest_ranked_runs_with_ranked_a_b_cover_61_of_the_64_shapes() -> Non
     assert len(rest - seen["a"] - seen["c"]) == 3
 
 
+REST_RANKED_45 = DATA.parent / "h200" / "tune_shapes" / "rest_ranked_45"
+
+
+def test_the_h200_call_confirmed_the_3_shapes_the_h100_parts_lack() -> None:
+    """Cases 45-47 of the rest space, measured on an H200 (not joined with the H100 parts):
+    exactly the 3 rest shapes no H100 part confirmed, each with its 81 configurations timed in
+    the confirmation, and the header runs every confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+
+    profile_path = REST_RANKED_45 / "profile.json.gz"
+    store = store_beside(profile_path)
+    assert store is not None
+    table = measured_table(
+        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
+    )
+    confirmed = table[table["confirmed"].eq(1)]
+    assert confirmed.groupby(["M", "N", "K"]).size().eq(81).all()
+    mine = {(int(m), int(n), int(k)) for m, n, k in
+            set(zip(confirmed["M"], confirmed["N"], confirmed["K"], strict=True))}  # fmt: skip
+    h100: set[tuple[int, int, int]] = set()
+    for part in ("a", "c"):
+        t = measured_table(load_profile(REST_RANKED / part / "profile.json.gz"))
+        h100 |= {(int(m), int(n), int(k)) for m, n, k in
+                 set(zip(t["M"], t["N"], t["K"], strict=True))}  # fmt: skip
+    assert mine == _shapes("h200_v2_eval_rest.txt") - h100 and len(mine) == 3
+    summary = shape_summary(table)
+    assert all(w.source == "confirmation" for w in summary)
+    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True] * 3
+
+
 def test_a_rest_ranked_profile_is_what_its_store_assembles(tmp_path: Path) -> None:
     """`tune --from-store` on the committed store and space writes the committed profile's
     rows and winners again (nothing run: the driver is not here)."""
