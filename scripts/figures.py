@@ -95,10 +95,11 @@ FIGURES: dict[str, Figure] = {
         " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
         " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
     ),
-    "tune-shapes-h100-61-ranked": Figure(
+    "tune-shapes-h100-64-ranked": Figure(
         "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/ranked_a"
         " evaluation/data/h100/tune_shapes/ranked_b evaluation/data/h100/tune_shapes/rest_ranked/a"
         " evaluation/data/h100/tune_shapes/rest_ranked/c"
+        " evaluation/data/h100/tune_shapes/rest_ranked/d"
         " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
         " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8 --listed"
     ),

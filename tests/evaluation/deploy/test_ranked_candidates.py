@@ -321,7 +321,7 @@ def test_the_recorded_gpu_runs_cover_the_64_evaluation_shapes_with_k8_and_top8()
 REST_RANKED = DATA.parent / "h100" / "tune_shapes" / "rest_ranked"
 
 
-@pytest.mark.parametrize(("part", "shapes"), [("a", 37), ("b", 34), ("c", 8)])
+@pytest.mark.parametrize(("part", "shapes"), [("a", 37), ("b", 34), ("c", 8), ("d", 3)])
 def test_the_rest_ranked_runs_confirmed_all_81_and_dispatch_their_winners(
     part: str, shapes: int
 ) -> None:
@@ -349,26 +349,26 @@ def test_the_rest_ranked_runs_confirmed_all_81_and_dispatch_their_winners(
     assert dispatch_hits(dispatch, summary) == [True] * shapes
 
 
-def test_the_rest_ranked_runs_with_ranked_a_b_cover_61_of_the_64_shapes() -> None:
-    """a (cases 0-36) and c (cases 37-44) are disjoint; b re-measures a's first 34 in another
-    call; the 3 shapes no call confirmed are the last of the rest space."""
+def test_the_rest_ranked_runs_with_ranked_a_b_cover_the_64_shapes() -> None:
+    """a (cases 0-36), c (cases 37-44) and d (cases 45-47) are disjoint and make the 48 rest
+    shapes; b re-measures a's first 34 in another call."""
     seen: dict[str, set[tuple[int, int, int]]] = {}
-    for part in ("a", "b", "c"):
+    for part in ("a", "b", "c", "d"):
         table = measured_table(load_profile(REST_RANKED / part / "profile.json.gz"))
         seen[part] = {(int(m), int(n), int(k)) for m, n, k in
                       set(zip(table["M"], table["N"], table["K"], strict=True))}  # fmt: skip
-    assert not seen["a"] & seen["c"] and seen["b"] < seen["a"]
-    rest = _shapes("h200_v2_eval_rest.txt")
-    assert len(rest - seen["a"] - seen["c"]) == 3
+    assert not seen["a"] & seen["c"] and not (seen["a"] | seen["c"]) & seen["d"]
+    assert seen["b"] < seen["a"]
+    assert seen["a"] | seen["c"] | seen["d"] == _shapes("h200_v2_eval_rest.txt")
 
 
 REST_RANKED_45 = DATA.parent / "h200" / "tune_shapes" / "rest_ranked_45"
 
 
-def test_the_h200_call_confirmed_the_3_shapes_the_h100_parts_lack() -> None:
-    """Cases 45-47 of the rest space, measured on an H200 (not joined with the H100 parts):
-    exactly the 3 rest shapes no H100 part confirmed, each with its 81 configurations timed in
-    the confirmation, and the header runs every confirmed winner."""
+def test_the_h200_call_confirmed_the_3_shapes_of_h100_part_d() -> None:
+    """Cases 45-47 of the rest space, measured on an H200 too (kept apart from the H100 parts):
+    exactly the 3 rest shapes H100 parts a and c lack (part d's), each with its 81
+    configurations timed in the confirmation, and the header runs every confirmed winner."""
     from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
     from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
 
@@ -388,6 +388,9 @@ def test_the_h200_call_confirmed_the_3_shapes_the_h100_parts_lack() -> None:
         h100 |= {(int(m), int(n), int(k)) for m, n, k in
                  set(zip(t["M"], t["N"], t["K"], strict=True))}  # fmt: skip
     assert mine == _shapes("h200_v2_eval_rest.txt") - h100 and len(mine) == 3
+    d = measured_table(load_profile(REST_RANKED / "d" / "profile.json.gz"))
+    assert mine == {(int(m), int(n), int(k)) for m, n, k in
+                    set(zip(d["M"], d["N"], d["K"], strict=True))}  # fmt: skip
     summary = shape_summary(table)
     assert all(w.source == "confirmation" for w in summary)
     dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
