@@ -38,6 +38,11 @@ DRIVER_FLAGS: tuple[str, ...] = (
     "-rpath=$ORIGIN",
     "-ldl",
     "-lpthread",
+    # Without its symbol table: nvcc names its host temporary after its process id
+    # (tmpxft_<pid>_...), the symbol table keeps that name, and two builds of one source would
+    # hash apart, so a store's attempts would not be found again by a rebuilt driver.
+    "-Xlinker",
+    "-s",
 )
 
 

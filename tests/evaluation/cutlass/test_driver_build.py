@@ -78,3 +78,14 @@ def test_driver_and_reader_accept_the_same_configurations(driver: Path) -> None:
         except UsageError:
             python_accepts = False
         assert (proc.returncode != 2) == python_accepts, (text, proc.stderr[-300:])
+
+
+def test_two_builds_of_the_driver_are_the_same_bytes(driver: Path, tmp_path: Path) -> None:
+    """A store keys attempts by the driver's sha256: a rebuild of the same source (another
+    process id, so another nvcc temporary name) must hash the same, or a resumed tune on a
+    fresh machine would measure everything again."""
+    import hashlib
+
+    again = build_driver(tmp_path / "again")
+    digest = hashlib.sha256(driver.read_bytes()).hexdigest()
+    assert hashlib.sha256(again.read_bytes()).hexdigest() == digest
