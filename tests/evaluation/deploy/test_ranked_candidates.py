@@ -321,18 +321,34 @@ def test_the_recorded_gpu_runs_cover_the_64_evaluation_shapes_with_k8_and_top8()
 REST_RANKED = DATA.parent / "h100" / "tune_shapes" / "rest_ranked"
 
 
-@pytest.mark.parametrize(("part", "shapes"), [("a", 37), ("b", 34), ("c", 8), ("d", 3)])
+REST_RANKED_45 = DATA.parent / "h200" / "tune_shapes" / "rest_ranked_45"
+
+
+def _shapes_of(run: Path) -> set[tuple[int, int, int]]:
+    """The (M, N, K) a recorded run's profile measured."""
+    t = measured_table(load_profile(run / "profile.json.gz"))
+    return {(int(m), int(n), int(k)) for m, n, k in
+            set(zip(t["M"], t["N"], t["K"], strict=True))}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("run", "shapes"),
+    [(REST_RANKED / "a", 37), (REST_RANKED / "b", 34), (REST_RANKED / "c", 8),
+     (REST_RANKED / "d", 3), (REST_RANKED_45, 3)],
+    ids=["a", "b", "c", "d", "h200-45"],
+)  # fmt: skip
 def test_the_rest_ranked_runs_confirmed_all_81_and_dispatch_their_winners(
-    part: str, shapes: int
+    run: Path, shapes: int
 ) -> None:
-    """The H100 runs of the 48 other shapes with the ranker's 64 cuBLASLt configurations
-    (profiles assembled by `tune --from-store`): each shape's 81 configurations (8 CUTLASS, the
-    heuristic, the listed 8, the ranked 64) timed in its confirmation round, every ranked one
-    as itself, and the header runs every shape's confirmed winner."""
+    """The runs of the 48 other shapes with the ranker's 64 cuBLASLt configurations (profiles
+    assembled by `tune --from-store`; the H100 parts, and the H200 reading of cases 45-47):
+    each shape's 81 configurations (8 CUTLASS, the heuristic, the listed 8, the ranked 64)
+    timed in its confirmation round, every ranked one as itself, and the header runs every
+    shape's confirmed winner."""
     from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
     from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
 
-    profile_path = REST_RANKED / part / "profile.json.gz"
+    profile_path = run / "profile.json.gz"
     store = store_beside(profile_path)
     assert store is not None
     table = measured_table(
@@ -352,49 +368,18 @@ def test_the_rest_ranked_runs_confirmed_all_81_and_dispatch_their_winners(
 def test_the_rest_ranked_runs_with_ranked_a_b_cover_the_64_shapes() -> None:
     """a (cases 0-36), c (cases 37-44) and d (cases 45-47) are disjoint and make the 48 rest
     shapes; b re-measures a's first 34 in another call."""
-    seen: dict[str, set[tuple[int, int, int]]] = {}
-    for part in ("a", "b", "c", "d"):
-        table = measured_table(load_profile(REST_RANKED / part / "profile.json.gz"))
-        seen[part] = {(int(m), int(n), int(k)) for m, n, k in
-                      set(zip(table["M"], table["N"], table["K"], strict=True))}  # fmt: skip
+    seen = {part: _shapes_of(REST_RANKED / part) for part in ("a", "b", "c", "d")}
     assert not seen["a"] & seen["c"] and not (seen["a"] | seen["c"]) & seen["d"]
     assert seen["b"] < seen["a"]
     assert seen["a"] | seen["c"] | seen["d"] == _shapes("h200_v2_eval_rest.txt")
 
 
-REST_RANKED_45 = DATA.parent / "h200" / "tune_shapes" / "rest_ranked_45"
-
-
-def test_the_h200_call_confirmed_the_3_shapes_of_h100_part_d() -> None:
-    """Cases 45-47 of the rest space, measured on an H200 too (kept apart from the H100 parts):
-    exactly the 3 rest shapes H100 parts a and c lack (part d's), each with its 81
-    configurations timed in the confirmation, and the header runs every confirmed winner."""
-    from benchspace.evaluation.deploy.measured_header import dispatch_hits, measured_dispatch
-    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
-
-    profile_path = REST_RANKED_45 / "profile.json.gz"
-    store = store_beside(profile_path)
-    assert store is not None
-    table = measured_table(
-        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
-    )
-    confirmed = table[table["confirmed"].eq(1)]
-    assert confirmed.groupby(["M", "N", "K"]).size().eq(81).all()
-    mine = {(int(m), int(n), int(k)) for m, n, k in
-            set(zip(confirmed["M"], confirmed["N"], confirmed["K"], strict=True))}  # fmt: skip
-    h100: set[tuple[int, int, int]] = set()
-    for part in ("a", "c"):
-        t = measured_table(load_profile(REST_RANKED / part / "profile.json.gz"))
-        h100 |= {(int(m), int(n), int(k)) for m, n, k in
-                 set(zip(t["M"], t["N"], t["K"], strict=True))}  # fmt: skip
-    assert mine == _shapes("h200_v2_eval_rest.txt") - h100 and len(mine) == 3
-    d = measured_table(load_profile(REST_RANKED / "d" / "profile.json.gz"))
-    assert mine == {(int(m), int(n), int(k)) for m, n, k in
-                    set(zip(d["M"], d["N"], d["K"], strict=True))}  # fmt: skip
-    summary = shape_summary(table)
-    assert all(w.source == "confirmation" for w in summary)
-    dispatch = measured_dispatch(table, 132, cublaslt_version=130100)
-    assert dispatch_hits(dispatch, summary) == [True] * 3
+def test_the_h200_call_measured_the_3_shapes_of_h100_part_d() -> None:
+    """Cases 45-47 of the rest space, measured on an H200 too (kept apart from the H100
+    parts): exactly part d's 3 shapes, the ones parts a and c lack."""
+    mine = _shapes_of(REST_RANKED_45)
+    assert mine == _shapes_of(REST_RANKED / "d") and len(mine) == 3
+    assert not mine & (_shapes_of(REST_RANKED / "a") | _shapes_of(REST_RANKED / "c"))
 
 
 def test_a_rest_ranked_profile_is_what_its_store_assembles(tmp_path: Path) -> None:
