@@ -49,12 +49,23 @@ def shortlist(
     shapes: Sequence[tuple[int, int, int]],
     k: int,
     layout: str | None = None,
+    per_kernel: int | None = None,
 ) -> pd.DataFrame:
     """The ``k`` best-scored candidates of each shape: columns shape, M, N, K, rank (1 = the
-    selector's pick), kernel, raster, swizzle, score, config (the driver's word)."""
+    selector's pick), kernel, raster, swizzle, score, config (the driver's word).
+
+    ``per_kernel``: at most that many knob settings (raster, swizzle) of one kernel, its
+    best-scored first; the slots go to the next kernels instead. None keeps every setting in
+    score order (a kernel's knob variants score alike, so the plain top 8 of a shape often
+    holds two or three kernels)."""
     if k < 1:
         raise UsageError(f"--topk {k} must be at least 1")
-    top = top_choices(rank_shapes(selector, shapes, layout), k)
+    if per_kernel is not None and per_kernel < 1:
+        raise UsageError(f"--per-kernel {per_kernel} must be at least 1")
+    ranked = rank_shapes(selector, shapes, layout)
+    if per_kernel is not None:
+        ranked = ranked[ranked.groupby(["shape", "kernel"]).cumcount() < per_kernel]
+    top = top_choices(ranked, k)
     top = top.assign(rank=top.groupby("shape").cumcount() + 1)
     top["config"] = [
         config_text(str(kernel), str(raster), int(str(swizzle)))

@@ -37,6 +37,14 @@ def _shortlist_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--topk", type=int, default=8, help="candidates per shape (default: 8)")
     parser.add_argument(
+        "--per-kernel",
+        type=int,
+        default=None,
+        metavar="N",
+        help="at most N knob settings (raster, swizzle) of one kernel per shape, its best-scored "
+        "first, so that the K slots reach more kernels (default: no limit, score order)",
+    )
+    parser.add_argument(
         "--model",
         default=str(SHIPPED_SELECTOR),
         help=f"saved selector (default: the shipped {SHIPPED_SELECTOR.name}, the better on "
@@ -180,16 +188,19 @@ def _write_space(args: argparse.Namespace) -> None:
     kernels_out, shortlist_out = _outputs(args.out)
     shapes = read_user_shapes(args.shapes, args.shape)
     selector = load_selector(args.model)
-    short = shortlist(selector, shapes, args.topk, args.layout)
+    short = shortlist(selector, shapes, args.topk, args.layout, args.per_kernel)
     ranked = _ranked(args, shapes)
     kernels = kernels_to_build(short)
+    n = args.per_kernel
+    spread = f"(at most {n} knob setting{'s' * (n > 1)} a kernel) " if n else ""
     write_text_atomic(
         kernels_out,
         "\n".join(
             [
                 "# format: benchspace-kernel-list 1",
                 f"# the top {args.topk} kernels of {len(shapes)} shapes by {selector.name} "
-                f"({Path(args.model).name}); build: benchspace cutlass build --kernels "
+                + spread
+                + f"({Path(args.model).name}); build: benchspace cutlass build --kernels "
                 f"{kernels_out}",
                 *kernels,
             ]
