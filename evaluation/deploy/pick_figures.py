@@ -151,7 +151,7 @@ def render_pick_figures(figures: PickFigures | None, k: int | None) -> str:
         + (
             f"; cuBLASLt's autotune (best of cublas:heuristic and cublas:algo<i>, picked and "
             f"timed the same way) {figures.autotune:.3f}, the header over it "
-            f"{figures.over_autotune:.3f} ({figures.autotune_shapes} shapes)"
+            f"{figures.over_autotune:.4f} ({figures.autotune_shapes} shapes)"
             if figures.autotune_shapes
             else ""
         )

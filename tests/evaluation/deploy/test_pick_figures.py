@@ -71,5 +71,5 @@ def test_cublaslt_autotune_is_picked_and_timed_the_same_way() -> None:
     assert math.isclose(got.autotune, 390 / 400) and math.isclose(got.over_autotune, 420 / 390)
     line = render_pick_figures(got, 8)
     assert line.endswith(
-        "picked and timed the same way) 0.975, the header over it 1.077 (1 shapes)"
+        "picked and timed the same way) 0.975, the header over it 1.0769 (1 shapes)"
     )
