@@ -7,7 +7,10 @@ variants compete for the slots); nothing here is measured.
 
 from __future__ import annotations
 
+import contextlib
+import gzip
 import json
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -140,3 +143,59 @@ def test_union_of_other_shapes_is_one_line(written: Path, tmp_path: Path) -> Non
     assert done.returncode == 1
     assert done.stderr.count("\n") == 1 and "shapes differ" in done.stderr
     assert not (tmp_path / "u.json").exists()
+
+
+DISTINCT = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "distinct"
+
+
+def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
+    tmp_path: Path,
+) -> None:
+    """The H100 run of the union (plain top 8 and --per-kernel 1, cuBLASLt's 9): every shape's
+    configurations confirmed in 2 fresh processes, each shortlist's top 8 among them, so each
+    is judged on the same rounds; the header of either runs every shape's confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import (
+        dispatch_hits,
+        measured_dispatch,
+        measured_table,
+        restrict_to_top,
+        shape_summary,
+    )
+    from benchspace.evaluation.deploy.shortlist import read_shortlist
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+    from benchspace.harness.profiles.read import load_profile
+
+    profile_path = DISTINCT / "profile.json.gz"
+    store = store_beside(profile_path)
+    assert store is not None
+    table = measured_table(
+        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
+    )
+    shapes = set(zip(table["M"], table["N"], table["K"], strict=True))
+    assert len(shapes) == 64
+    space = json.loads(gzip.decompress((DISTINCT / "space.json.gz").read_bytes()))
+    sizes = {(c["fixed"]["M"], c["fixed"]["N"], c["fixed"]["K"]): len(c["tune"]["kernel"])
+             for c in space["spaces"][0]["cases"]}  # fmt: skip
+    confirmed = table[table["confirmed"].eq(1)]
+    per_shape = confirmed.groupby(["M", "N", "K"]).size()
+    assert {k: int(v) for k, v in per_shape.items()} == sizes
+    copy = tmp_path / "store.sqlite"
+    copy.write_bytes(gzip.decompress((DISTINCT / "store.sqlite.gz").read_bytes()))
+    with contextlib.closing(sqlite3.connect(copy)) as db:
+        rounds = dict(db.execute(
+            "SELECT repeat >= 1000000, count(*) FROM attempts WHERE status = 'ok' GROUP BY 1"
+        ).fetchall())  # fmt: skip
+    assert rounds == {0: sum(sizes.values()), 1: 2 * sum(sizes.values())}
+    plain = pd.concat(
+        read_shortlist(ROOT / "spaces" / f"tune_shapes_ranked{s}.shortlist.csv")
+        for s in ("", "_rest")
+    )
+    spread = read_shortlist(ROOT / "spaces" / "tune_shapes_distinct.shortlist.csv")
+    for short in (plain, spread):
+        top = restrict_to_top(table, short, 8)
+        cutlass = top[~top["config"].str.startswith("cublas")]
+        assert cutlass.groupby(["M", "N", "K"])["config"].nunique().eq(8).all()
+        summary = shape_summary(top)
+        assert len(summary) == 64 and all(w.source == "confirmation" for w in summary)
+        dispatch = measured_dispatch(top, 132, cublaslt_version=130100)
+        assert dispatch_hits(dispatch, summary) == [True] * 64
