@@ -35,7 +35,7 @@
 source scripts/device/env.sh
 set +e  # a failed step must not lose what the others brought
 SPACE=${SPACE:-spaces/tune_shapes_llm.json}
-KS=${KS:-1 4 8}
+KS=${KS-1 4 8}  # KS="" writes no header
 B=${B:-build/cutlass}
 start=$(date +%s)
 mkdir -p "$B"
