@@ -167,7 +167,7 @@ def build_batches(
     progress: Callable[[BuildResult], None] | None = None,
 ) -> list[BuildResult]:
     """Build the batches (``jobs`` nvcc at a time), updating batches.json after each one."""
-    from benchspace.evaluation.cutlass.catalogue import operations_by_name
+    from benchspace.evaluation.cutlass.catalogue import WIDE_LEVEL, operations_by_name
 
     build_dir.mkdir(parents=True, exist_ok=True)
     nvcc = find_nvcc()
@@ -177,7 +177,7 @@ def build_batches(
         cutlass_version=cutlass_version(), flags=list(NVCC_FLAGS), glue_version=GLUE_VERSION
     )
     names = [name for batch in batches for name in batch.names]
-    operations = operations_by_name(names, level="max") if names else {}
+    operations = operations_by_name(names, level=("max", WIDE_LEVEL)) if names else {}
     results: list[BuildResult] = []
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
     try:

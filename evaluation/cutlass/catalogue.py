@@ -17,6 +17,10 @@ from benchspace.harness.errors import UsageError
 LEVELS = ("default", "max")
 """Named instantiation levels; any 4-digit string is accepted as well."""
 
+WIDE_LEVEL = "9999"
+"""The level whose WGMMA shapes include N = 8 to 256 in steps of 8 (``max`` stops at the
+powers of two): the 128x160 and 128x192 tiles that cuBLASLt's own kernels use on SM90."""
+
 LAYOUTS = ("nnn", "ntn", "tnn", "ttn")
 """Layouts of A, B and C (``t`` row-major, ``n`` column-major); C and D are column-major."""
 
@@ -246,16 +250,28 @@ def load_catalogue(
 
 
 def operations_by_name(
-    names: Iterable[str], level: str = "default", d_type: str = "bf16"
+    names: Iterable[str], level: str | Sequence[str] = "default", d_type: str = "bf16"
 ) -> dict[str, Any]:
-    """The ``GemmOperation`` for each procedural name; an unknown name is an error."""
+    """The ``GemmOperation`` for each procedural name; an unknown name is an error.
+
+    ``level``: one instantiation level, or several tried in order, each enumerated only for
+    the names the earlier ones lack (``("max", WIDE_LEVEL)``: the 128x160 and 128x192 tiles
+    beside the ``max`` catalogue without enumerating 89,840 kernels for every build)."""
     wanted = list(dict.fromkeys(names))
-    found = {op.procedural_name(): op for op in enumerate_operations(level, None, d_type)}
+    levels = [level] if isinstance(level, str) else list(level)
+    found: dict[str, Any] = {}
+    for one in levels:
+        missing = [n for n in wanted if n not in found]
+        if not missing:
+            break
+        here = {op.procedural_name(): op for op in enumerate_operations(one, None, d_type)}
+        found.update({n: here[n] for n in missing if n in here})
     missing = [n for n in wanted if n not in found]
     if missing:
         raise UsageError(
-            f"{len(missing)} kernel name(s) are not in the {level!r} catalogue, e.g. "
-            f"{missing[0]!r}; enumerate a larger level (--level max) or fix the name"
+            f"{len(missing)} kernel name(s) are not in the {' or '.join(map(repr, levels))} "
+            f"catalogue, e.g. {missing[0]!r}; enumerate a larger level (--level max, or "
+            f"{WIDE_LEVEL} for tiles whose N is not a power of two) or fix the name"
         )
     return {n: found[n] for n in wanted}
 

@@ -61,13 +61,11 @@ def _check_out(out: Path) -> None:
 
 
 def _operations(names: tuple[str, ...]) -> dict[str, Any]:
-    """cutlass_library's operation of each name: the default catalogue (quick), else max."""
-    from benchspace.evaluation.cutlass.catalogue import operations_by_name
+    """cutlass_library's operation of each name: the default catalogue (quick), then max, then
+    the wide-tile level for what neither has."""
+    from benchspace.evaluation.cutlass.catalogue import WIDE_LEVEL, operations_by_name
 
-    try:
-        return operations_by_name(names, level="default")
-    except UsageError:
-        return operations_by_name(names, level="max")
+    return operations_by_name(names, level=("default", "max", WIDE_LEVEL))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from benchspace.evaluation.cutlass.batches import read_kernel_list
+from benchspace.evaluation.deploy.extra_kernels import with_extra_kernels
 from benchspace.evaluation.deploy.ranked_candidates import DEFAULT_RANKED, DEFAULT_SCREEN
 from benchspace.evaluation.deploy.shortlist import (
     DEFAULT_CUBLAS_ALGOS,
@@ -14,7 +16,7 @@ from benchspace.evaluation.deploy.shortlist import (
 )
 from benchspace.evaluation.deploy.user_shapes import read_user_shapes
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
-from benchspace.harness.errors import UsageError
+from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.files import guard_output
 from benchspace.harness.jsonio import write_json_atomic, write_text_atomic
 
@@ -49,6 +51,14 @@ def _shortlist_arguments(parser: argparse.ArgumentParser) -> None:
         default=str(SHIPPED_SELECTOR),
         help=f"saved selector (default: the shipped {SHIPPED_SELECTOR.name}, the better on "
         "held-out shapes)",
+    )
+    parser.add_argument(
+        "--extra-kernels",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="kernels beyond the selector's pool (procedural names, one a line, e.g. the 128x160 "
+        "and 128x192 tiles of the wide-tile level), scored from their static facts beside it",
     )
     parser.add_argument("--layout", default=None, help="operand layout (default: the only one)")
     parser.add_argument(
@@ -188,11 +198,21 @@ def _write_space(args: argparse.Namespace) -> None:
     kernels_out, shortlist_out = _outputs(args.out)
     shapes = read_user_shapes(args.shapes, args.shape)
     selector = load_selector(args.model)
+    if args.extra_kernels is not None:
+        extra = read_kernel_list(args.extra_kernels)
+        if not extra:
+            raise BenchspaceError(
+                f"{args.extra_kernels}: no kernel names; write one procedural name a line "
+                "('benchspace cutlass catalogue --level 9999 --names' lists them)"
+            )
+        selector = with_extra_kernels(selector, extra)
     short = shortlist(selector, shapes, args.topk, args.layout, args.per_kernel)
     ranked = _ranked(args, shapes)
     kernels = kernels_to_build(short)
     n = args.per_kernel
     spread = f"(at most {n} knob setting{'s' * (n > 1)} a kernel) " if n else ""
+    if args.extra_kernels is not None:
+        spread += f"(with {args.extra_kernels.name}'s kernels) "
     write_text_atomic(
         kernels_out,
         "\n".join(
