@@ -116,6 +116,15 @@ FIGURES: dict[str, Figure] = {
         "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/distinct"
         " --shortlist spaces/tune_shapes_distinct.shortlist.csv --ks 8"
     ),
+    "tune-shapes-h100-wide-plain": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/wide"
+        " --shortlist spaces/tune_shapes_ranked.shortlist.csv"
+        " spaces/tune_shapes_ranked_rest.shortlist.csv --ks 8"
+    ),
+    "tune-shapes-h100-wide": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/wide"
+        " --shortlist spaces/tune_shapes_wide.shortlist.csv --ks 8"
+    ),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"

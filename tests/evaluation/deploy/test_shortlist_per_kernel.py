@@ -146,14 +146,21 @@ def test_union_of_other_shapes_is_one_line(written: Path, tmp_path: Path) -> Non
 
 
 DISTINCT = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "distinct"
+WIDE = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "wide"
 
 
+@pytest.mark.parametrize(
+    ("run", "second"),
+    [(DISTINCT, "tune_shapes_distinct"), (WIDE, "tune_shapes_wide")],
+    ids=["distinct", "wide"],
+)
 def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
-    tmp_path: Path,
+    tmp_path: Path, run: Path, second: str
 ) -> None:
-    """The H100 run of the union (plain top 8 and --per-kernel 1, cuBLASLt's 9): every shape's
-    configurations confirmed in 2 fresh processes, each shortlist's top 8 among them, so each
-    is judged on the same rounds; the header of either runs every shape's confirmed winner."""
+    """The H100 runs of a union (the plain top 8 and a second shortlist: --per-kernel 1, or the
+    pool with the wide tiles; cuBLASLt's 9): every shape's configurations confirmed in 2 fresh
+    processes, each shortlist's top 8 among them, so each is judged on the same rounds; the
+    header of either runs every shape's confirmed winner."""
     from benchspace.evaluation.deploy.measured_header import (
         dispatch_hits,
         measured_dispatch,
@@ -165,7 +172,7 @@ def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
     from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
     from benchspace.harness.profiles.read import load_profile
 
-    profile_path = DISTINCT / "profile.json.gz"
+    profile_path = run / "profile.json.gz"
     store = store_beside(profile_path)
     assert store is not None
     table = measured_table(
@@ -173,14 +180,14 @@ def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
     )
     shapes = set(zip(table["M"], table["N"], table["K"], strict=True))
     assert len(shapes) == 64
-    space = json.loads(gzip.decompress((DISTINCT / "space.json.gz").read_bytes()))
+    space = json.loads(gzip.decompress((run / "space.json.gz").read_bytes()))
     sizes = {(c["fixed"]["M"], c["fixed"]["N"], c["fixed"]["K"]): len(c["tune"]["kernel"])
              for c in space["spaces"][0]["cases"]}  # fmt: skip
     confirmed = table[table["confirmed"].eq(1)]
     per_shape = confirmed.groupby(["M", "N", "K"]).size()
     assert {k: int(v) for k, v in per_shape.items()} == sizes
     copy = tmp_path / "store.sqlite"
-    copy.write_bytes(gzip.decompress((DISTINCT / "store.sqlite.gz").read_bytes()))
+    copy.write_bytes(gzip.decompress((run / "store.sqlite.gz").read_bytes()))
     with contextlib.closing(sqlite3.connect(copy)) as db:
         rounds = dict(db.execute(
             "SELECT repeat >= 1000000, count(*) FROM attempts WHERE status = 'ok' GROUP BY 1"
@@ -190,7 +197,7 @@ def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
         read_shortlist(ROOT / "spaces" / f"tune_shapes_ranked{s}.shortlist.csv")
         for s in ("", "_rest")
     )
-    spread = read_shortlist(ROOT / "spaces" / "tune_shapes_distinct.shortlist.csv")
+    spread = read_shortlist(ROOT / "spaces" / f"{second}.shortlist.csv")
     for short in (plain, spread):
         top = restrict_to_top(table, short, 8)
         cutlass = top[~top["config"].str.startswith("cublas")]
