@@ -269,11 +269,17 @@ def operations_by_name(
     missing = [n for n in wanted if n not in found]
     if missing:
         raise UsageError(
-            f"{len(missing)} kernel name(s) are not in the {' or '.join(map(repr, levels))} "
-            f"catalogue, e.g. {missing[0]!r}; enumerate a larger level (--level max, or "
-            f"{WIDE_LEVEL} for tiles whose N is not a power of two) or fix the name"
+            f"{len(missing)} kernel name(s) are not in the {_either(levels)} catalogue, e.g. "
+            f"{missing[0]!r}; enumerate a larger level (--level max, or {WIDE_LEVEL} for tiles "
+            "whose N is not a power of two) or fix the name"
         )
     return {n: found[n] for n in wanted}
+
+
+def _either(levels: Sequence[str]) -> str:
+    """``'a'``, ``'a' or 'b'``, ``'a', 'b' or 'c'``."""
+    quoted = [repr(level) for level in levels]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
 def field_counts(catalogue: pd.DataFrame) -> dict[str, dict[str, int]]:

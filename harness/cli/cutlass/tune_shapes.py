@@ -6,7 +6,6 @@ import argparse
 from pathlib import Path
 
 from benchspace.evaluation.cutlass.batches import read_kernel_list
-from benchspace.evaluation.deploy.extra_kernels import with_extra_kernels
 from benchspace.evaluation.deploy.ranked_candidates import DEFAULT_RANKED, DEFAULT_SCREEN
 from benchspace.evaluation.deploy.shortlist import (
     DEFAULT_CUBLAS_ALGOS,
@@ -15,6 +14,7 @@ from benchspace.evaluation.deploy.shortlist import (
     shortlist_space,
 )
 from benchspace.evaluation.deploy.user_shapes import read_user_shapes
+from benchspace.evaluation.selector.extra_kernels import with_extra_kernels
 from benchspace.evaluation.selector.model_file import SHIPPED_SELECTOR, load_selector
 from benchspace.harness.errors import BenchspaceError, UsageError
 from benchspace.harness.files import guard_output

@@ -10,12 +10,12 @@ import pytest
 
 from benchspace.evaluation.cutlass.catalogue import operations_by_name
 from benchspace.evaluation.cutlass.smem import resolved_stages
-from benchspace.evaluation.deploy.extra_kernels import (
+from benchspace.evaluation.deploy.select import rank_shapes
+from benchspace.evaluation.selector.extra_kernels import (
     SIBLING_KEYS,
     extra_candidates,
     with_extra_kernels,
 )
-from benchspace.evaluation.deploy.select import rank_shapes
 from benchspace.evaluation.selector.model_file import DeployedSelector, load_selector
 from benchspace.harness.cli import main
 from benchspace.harness.errors import UsageError
