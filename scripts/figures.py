@@ -125,6 +125,10 @@ FIGURES: dict[str, Figure] = {
         "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/wide"
         " --shortlist spaces/tune_shapes_wide.shortlist.csv --ks 8"
     ),
+    "tune-shapes-h100-wide-rerun": Figure(
+        "python scripts/tune_shapes_summary.py evaluation/data/h100/tune_shapes/wide_rerun"
+        " --shortlist spaces/tune_shapes_wide.shortlist.csv --ks 8"
+    ),
     "ship-check": Figure("python scripts/ship_summary.py evaluation/data/h200/ship"),
     "ship-check-v2-one-shape": Figure(
         "python scripts/ship_summary.py evaluation/data/h200/ship_v2"

@@ -150,3 +150,59 @@ def json_spaces(path: Path) -> object:
     import json
 
     return json.loads(path.read_text())["spaces"]
+
+
+def test_the_recorded_rerun_timed_the_wide_top_8_of_its_shapes() -> None:
+    """evaluation/data/h100/tune_shapes/wide_rerun: the 24 shapes whose wide-pool top 8 holds
+    wide tiles, each configuration of its space (that top 8 and cuBLASLt's 9) confirmed in a
+    fresh process, and the header of that top 8 dispatches every shape's confirmed winner."""
+    import gzip
+    import json
+
+    from benchspace.evaluation.deploy.measured_header import (
+        dispatch_hits,
+        measured_dispatch,
+        measured_table,
+        restrict_to_top,
+        shape_summary,
+    )
+    from benchspace.evaluation.deploy.shortlist import read_shortlist
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+    from benchspace.harness.profiles.read import load_profile
+
+    run = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "wide_rerun"
+    shapes = {
+        tuple(int(v) for v in line.split())
+        for line in (run / "shapes.txt").read_text().splitlines()
+        if line.strip()
+    }
+    assert len(shapes) == 24
+    wide = read_shortlist(ROOT / "spaces" / "tune_shapes_wide.shortlist.csv")
+    extra = set(wide["kernel"]) & set(
+        line.strip()
+        for line in (ROOT / "spaces" / "wide_tiles.kernels.txt").read_text().splitlines()
+    )
+    holding = wide[wide["kernel"].isin(extra)]
+    assert set(zip(holding["M"], holding["N"], holding["K"], strict=True)) == shapes
+    space = json.loads(gzip.decompress((run / "space.json.gz").read_bytes()))
+    cases = {
+        (c["fixed"]["M"], c["fixed"]["N"], c["fixed"]["K"]): c["tune"]["kernel"]
+        for c in space["spaces"][0]["cases"]
+    }
+    assert set(cases) == shapes
+    for (m, n, k), configs in cases.items():
+        mine = wide[(wide["M"] == m) & (wide["N"] == n) & (wide["K"] == k)]
+        assert list(mine.sort_values("rank")["config"]) == configs[:8]
+    profile_path = run / "profile.json.gz"
+    store = store_beside(profile_path)
+    assert store is not None
+    table = measured_table(
+        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
+    )
+    confirmed = table[table["confirmed"].eq(1)].groupby(["M", "N", "K"]).size()
+    assert {k: int(v) for k, v in confirmed.items()} == {s: len(c) for s, c in cases.items()}
+    top = restrict_to_top(table, wide, 8)
+    summary = shape_summary(top)
+    assert len(summary) == 24 and all(w.source == "confirmation" for w in summary)
+    dispatch = measured_dispatch(top, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True] * 24
