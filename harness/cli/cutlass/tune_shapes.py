@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from benchspace.evaluation.cutlass.batches import read_kernel_list
+from benchspace.evaluation.cutlass.catalogue import WIDE_LEVEL
 from benchspace.evaluation.deploy.ranked_candidates import DEFAULT_RANKED, DEFAULT_SCREEN
 from benchspace.evaluation.deploy.shortlist import (
     DEFAULT_CUBLAS_ALGOS,
@@ -203,7 +204,7 @@ def _write_space(args: argparse.Namespace) -> None:
         if not extra:
             raise BenchspaceError(
                 f"{args.extra_kernels}: no kernel names; write one procedural name a line "
-                "('benchspace cutlass catalogue --level 9999 --names' lists them)"
+                f"('benchspace cutlass catalogue --level {WIDE_LEVEL} --names' lists them)"
             )
         selector = with_extra_kernels(selector, extra)
     short = shortlist(selector, shapes, args.topk, args.layout, args.per_kernel)

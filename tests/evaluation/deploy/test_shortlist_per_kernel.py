@@ -149,6 +149,47 @@ DISTINCT = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "distinct"
 WIDE = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "wide"
 
 
+def _recorded(run: Path) -> tuple[pd.DataFrame, dict[tuple[int, int, int], list[str]]]:
+    """A recorded run's measured table (its store's cuBLASLt configurations read) and its
+    space's configurations per shape."""
+    from benchspace.evaluation.deploy.measured_header import measured_table
+    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
+    from benchspace.harness.profiles.read import load_profile
+
+    profile_path = run / "profile.json.gz"
+    store = store_beside(profile_path)
+    assert store is not None
+    table = measured_table(
+        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
+    )
+    space = json.loads(gzip.decompress((run / "space.json.gz").read_bytes()))
+    cases = {(c["fixed"]["M"], c["fixed"]["N"], c["fixed"]["K"]): list(c["tune"]["kernel"])
+             for c in space["spaces"][0]["cases"]}  # fmt: skip
+    return table, cases
+
+
+def _confirmed_per_shape(table: pd.DataFrame) -> dict[object, int]:
+    per_shape = table[table["confirmed"].eq(1)].groupby(["M", "N", "K"]).size()
+    return {k: int(v) for k, v in per_shape.items()}
+
+
+def _assert_header_runs_every_winner(table: pd.DataFrame, short: pd.DataFrame, n: int) -> None:
+    """The header of ``short``'s top 8 judges all ``n`` shapes on confirmation rounds and
+    dispatches each one's confirmed winner."""
+    from benchspace.evaluation.deploy.measured_header import (
+        dispatch_hits,
+        measured_dispatch,
+        restrict_to_top,
+        shape_summary,
+    )
+
+    top = restrict_to_top(table, short, 8)
+    summary = shape_summary(top)
+    assert len(summary) == n and all(w.source == "confirmation" for w in summary)
+    dispatch = measured_dispatch(top, 132, cublaslt_version=130100)
+    assert dispatch_hits(dispatch, summary) == [True] * n
+
+
 @pytest.mark.parametrize(
     ("run", "second"),
     [(DISTINCT, "tune_shapes_distinct"), (WIDE, "tune_shapes_wide")],
@@ -161,31 +202,14 @@ def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
     pool with the wide tiles; cuBLASLt's 9): every shape's configurations confirmed in 2 fresh
     processes, each shortlist's top 8 among them, so each is judged on the same rounds; the
     header of either runs every shape's confirmed winner."""
-    from benchspace.evaluation.deploy.measured_header import (
-        dispatch_hits,
-        measured_dispatch,
-        measured_table,
-        restrict_to_top,
-        shape_summary,
-    )
+    from benchspace.evaluation.deploy.measured_header import restrict_to_top
     from benchspace.evaluation.deploy.shortlist import read_shortlist
-    from benchspace.evaluation.deploy.store_algos import cublas_algos, store_beside
-    from benchspace.harness.profiles.read import load_profile
 
-    profile_path = run / "profile.json.gz"
-    store = store_beside(profile_path)
-    assert store is not None
-    table = measured_table(
-        load_profile(profile_path), algos=cublas_algos(store, "gemm_tune_shapes")
-    )
+    table, cases = _recorded(run)
     shapes = set(zip(table["M"], table["N"], table["K"], strict=True))
     assert len(shapes) == 64
-    space = json.loads(gzip.decompress((run / "space.json.gz").read_bytes()))
-    sizes = {(c["fixed"]["M"], c["fixed"]["N"], c["fixed"]["K"]): len(c["tune"]["kernel"])
-             for c in space["spaces"][0]["cases"]}  # fmt: skip
-    confirmed = table[table["confirmed"].eq(1)]
-    per_shape = confirmed.groupby(["M", "N", "K"]).size()
-    assert {k: int(v) for k, v in per_shape.items()} == sizes
+    sizes = {shape: len(configs) for shape, configs in cases.items()}
+    assert _confirmed_per_shape(table) == sizes
     copy = tmp_path / "store.sqlite"
     copy.write_bytes(gzip.decompress((run / "store.sqlite.gz").read_bytes()))
     with contextlib.closing(sqlite3.connect(copy)) as db:
@@ -202,7 +226,30 @@ def test_the_recorded_union_run_timed_both_shortlists_in_every_shapes_rounds(
         top = restrict_to_top(table, short, 8)
         cutlass = top[~top["config"].str.startswith("cublas")]
         assert cutlass.groupby(["M", "N", "K"])["config"].nunique().eq(8).all()
-        summary = shape_summary(top)
-        assert len(summary) == 64 and all(w.source == "confirmation" for w in summary)
-        dispatch = measured_dispatch(top, 132, cublaslt_version=130100)
-        assert dispatch_hits(dispatch, summary) == [True] * 64
+        _assert_header_runs_every_winner(table, short, 64)
+
+
+def test_the_recorded_rerun_timed_the_wide_top_8_of_its_shapes() -> None:
+    """evaluation/data/h100/tune_shapes/wide_rerun: the 24 shapes whose wide-pool top 8 holds
+    wide tiles, each configuration of its space (that top 8 and cuBLASLt's 9) confirmed in a
+    fresh process, and the header of that top 8 dispatches every shape's confirmed winner."""
+    from benchspace.evaluation.deploy.shortlist import read_shortlist
+
+    run = ROOT / "evaluation" / "data" / "h100" / "tune_shapes" / "wide_rerun"
+    shapes = {
+        tuple(int(v) for v in line.split())
+        for line in (run / "shapes.txt").read_text().splitlines()
+        if line.strip()
+    }
+    assert len(shapes) == 24
+    wide = read_shortlist(ROOT / "spaces" / "tune_shapes_wide.shortlist.csv")
+    extra = set(read_kernel_list(ROOT / "spaces" / "wide_tiles.kernels.txt"))
+    holding = wide[wide["kernel"].isin(extra)]
+    assert set(zip(holding["M"], holding["N"], holding["K"], strict=True)) == shapes
+    table, cases = _recorded(run)
+    assert set(cases) == shapes
+    for (m, n, k), configs in cases.items():
+        mine = wide[(wide["M"] == m) & (wide["N"] == n) & (wide["K"] == k)]
+        assert list(mine.sort_values("rank")["config"]) == configs[:8]
+    assert _confirmed_per_shape(table) == {s: len(c) for s, c in cases.items()}
+    _assert_header_runs_every_winner(table, wide, 24)
