@@ -184,6 +184,12 @@ class PhaseTableRow:
     n: tuple[int | None, ...] | None = None
     score: float | None = None
     """None unless it succeeded in every phase case."""
+    selection_score: float | None = None
+    """With ``tune --confirm``: the score in the phase's sweep (the row's figures are the
+    confirmation's)."""
+    confirmed: bool | None = None
+    """With ``tune --confirm``: whether the phase's confirmation re-timed this combination
+    (False: the sweep's figures, no evidence for the winner); None without one."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -85,6 +85,10 @@ class PartsReader(FieldReader):
             else self.each(stdevs, (*where, "stdevs"), self.opt_number),
             n=None if counts is None else self.each(counts, (*where, "n"), self.opt_integer),
             score=self.opt_number(t.get("score"), (*where, "score")),
+            selection_score=self.opt_number(t.get("selection_score"), (*where, "selection_score")),
+            confirmed=None
+            if t.get("confirmed") is None
+            else self.boolean(t["confirmed"], (*where, "confirmed")),
         )
 
     def failure(self, value: object, where: Where) -> Failure:

@@ -87,6 +87,10 @@ def _table_row(row: PhaseTableRow) -> dict[str, Any]:
     if row.n is not None:
         entry["n"] = list(row.n)
     entry["score"] = row.score
+    if row.selection_score is not None:
+        entry["selection_score"] = row.selection_score
+    if row.confirmed is not None:
+        entry["confirmed"] = row.confirmed
     return entry
 
 

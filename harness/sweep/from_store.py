@@ -24,7 +24,7 @@ from benchspace.harness.execute.invoke import Invocation
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.spaces.model import Bench
 from benchspace.harness.store import Store
-from benchspace.harness.sweep.confirm import CONFIRM_REPEAT
+from benchspace.harness.sweep.confirm_phase import describe_repeat
 
 
 def stored_executable(store: Store, bench: Bench, prefix: str | None) -> tuple[Path, str]:
@@ -57,10 +57,7 @@ def _members(job: Job) -> tuple[Invocation, ...]:
 
 
 def _describe(inv: Invocation) -> str:
-    if inv.repeat >= CONFIRM_REPEAT:
-        when = f"confirmation round {inv.repeat - CONFIRM_REPEAT + 1}"
-    else:
-        when = f"repeat {inv.repeat + 1}"
+    when = describe_repeat(inv.repeat)
     return f"bench {inv.bench} case {inv.case_index} {dict(inv.params)}, {when}"
 
 

@@ -46,6 +46,7 @@ from benchspace.harness.store import Store
 from benchspace.harness.sweep.budget import bench_repeats
 from benchspace.harness.sweep.cache import Sweep, batching_of
 from benchspace.harness.sweep.confirm import ConfirmOptions, confirm_bench
+from benchspace.harness.sweep.confirm_phase import phase_confirm
 from benchspace.harness.sweep.from_store import stored_executable
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.meta import base_meta, with_executables
@@ -181,7 +182,10 @@ def _pre_tune(
             bench, tasks, sweep, exe_path=exe_path, exe_sha=exe_sha, options=options, names=names
         )
 
-    return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label)
+    measure_round = round_measurer(bench, sweep, exe_path, exe_sha, options.run, options.timeout_s)
+    race = None if options.racing is None else options.racing.rule
+    confirm = phase_confirm(bench, options.confirm, race, measure_round, sweep.progress.add_total)
+    return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label, confirm)
 
 
 def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:
@@ -241,6 +245,7 @@ def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchR
     )
     plan: MainPlan | None = None
     main_ms: list[Measurement] = []
+    decisions: dict[int, CaseDecision] | None = None
     if len(summaries) == len(bench.pre_tune) and all(
         s.resolved_params is not None for s in summaries
     ):
