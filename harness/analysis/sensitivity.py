@@ -122,6 +122,8 @@ def _phase_reports(
     cases = phase.cases
     rows: list[SliceRow] = []
     for entry in phase.table:
+        if entry.confirmed is False:
+            continue  # a confirmed phase: the re-timed combinations, as for a main sweep
         for case, value in zip(cases, entry.values, strict=False):
             if value is not None and value > 0:
                 rows.append(SliceRow(case=case, values=dict(entry.params), value=float(value)))

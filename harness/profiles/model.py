@@ -273,10 +273,13 @@ class BenchResult:
 
     @property
     def phase_rows(self) -> tuple[MeasurementRow, ...]:
-        """What the pre_tune phases measured (from their tables), on the phases' cases."""
+        """What the pre_tune phases measured (from their tables), on the phases' cases; of a
+        confirmed phase, the combinations its confirmation re-timed (the evidence)."""
         rows: list[MeasurementRow] = []
         for phase in self.pre_tune:
             for entry in phase.table or ():
+                if entry.confirmed is False:
+                    continue
                 stdevs = entry.stdevs or (None,) * len(phase.cases)
                 counts = entry.n or (None,) * len(phase.cases)
                 columns = zip(phase.cases, entry.values, stdevs, counts, strict=False)

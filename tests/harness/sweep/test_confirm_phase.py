@@ -14,6 +14,7 @@ import pytest
 
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config, plan_pre_tune
+from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.store import Store
 from benchspace.harness.sweep.confirm_phase import (
@@ -151,6 +152,9 @@ def test_tune_confirms_a_pre_tune_phase_end_to_end(
     assert any(1_000_000 <= r < first_repeat(0) for r in repeats)  # the main confirmation
     again = _run(tmp_path, space, build, *flags)
     assert again.returncode == 0 and "0 invocations run" in again.stdout
+    # the evidence generate and sensitivity judge a pre-tuned value on: the re-timed only
+    result = load_profile(tmp_path / "p.json").results["noisy"]
+    assert {row.params["k"] for row in result.phase_rows} == {1, 2}
 
 
 def test_a_phase_that_fails_everywhere_under_confirm_is_a_failure_not_a_traceback(
