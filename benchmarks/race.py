@@ -26,6 +26,7 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
     python benchmarks/race.py --build-dir build
     python benchmarks/race.py --build-dir build --only-retunes --retunes 5   # part 3 alone
     python benchmarks/race.py --only-retunes --keep DIR    # part 3, its profiles kept in DIR
+    python benchmarks/race.py --only-retunes --confirm-cap 90   # part 3, a longer confirmation
     python benchmarks/race.py --regenerate DIR             # the headers generated again
 
 Exits 1 when a criterion fails (race: <= 40 % of the invocations and every winner equal or
@@ -299,14 +300,21 @@ def header_values(header: Path, space: Path) -> dict[str, Any]:
 
 
 def retunes(
-    build: Path, work: Path, count: int, rounds: int | None = None, keep: Path | None = None
+    build: Path,
+    work: Path,
+    count: int,
+    rounds: int | None = None,
+    keep: Path | None = None,
+    cap: int | None = None,
 ) -> bool:
     """Part 3: the demo retuned `count` times with --race --confirm 3 (the confirmation's
-    rounds tune's default, the repeats, unless `rounds`); with `keep`, the profiles are
-    copied there (``--regenerate`` reads them again)."""
+    rounds tune's default, the repeats, unless `rounds`; its cap tune's default, 3 x the
+    rounds, unless `cap`); with `keep`, the profiles are copied there (``--regenerate`` reads
+    them again)."""
     space = ROOT / "spaces" / "demo.json"
     profiles, runs = [], []
     extra = () if rounds is None else ("--confirm-rounds", str(rounds))
+    extra += () if cap is None else ("--confirm-cap", str(cap))
     flags = ("--race", "--repeats", "10", "--confirm", "3", *extra)
     for i in range(count):
         out = work / f"retune{i}.json"
@@ -352,6 +360,9 @@ def main() -> int:
     parser.add_argument(
         "--confirm-rounds", type=int, help="the retunes' confirmation rounds (default: tune's)"
     )
+    parser.add_argument(
+        "--confirm-cap", type=int, help="the retunes' confirmation cap (default: tune's)"
+    )
     parser.add_argument("--skip-demo", action="store_true", help="synthetic parts only")
     parser.add_argument("--noise", type=float, default=0.01, help="synthetic race bench's noise")
     parser.add_argument("--skip-bias", action="store_true", help="no near-tie confirmation part")
@@ -370,7 +381,10 @@ def main() -> int:
         return 0 if ok else 1
     if args.only_retunes:
         with tempfile.TemporaryDirectory(prefix="race-bench-") as tmp:
-            ok = retunes(args.build_dir, Path(tmp), args.retunes, args.confirm_rounds, args.keep)
+            ok = retunes(
+                args.build_dir, Path(tmp), args.retunes, args.confirm_rounds, args.keep,
+                args.confirm_cap,
+            )  # fmt: skip
         print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
         return 0 if ok else 1
     ok = True
@@ -398,7 +412,10 @@ def main() -> int:
             ok &= compare_race("demo", demo, args.build_dir, work, {})
         summary()
         if not args.skip_demo and args.retunes > 0:
-            ok &= retunes(args.build_dir, work, args.retunes, args.confirm_rounds, args.keep)
+            ok &= retunes(
+                args.build_dir, work, args.retunes, args.confirm_rounds, args.keep,
+                args.confirm_cap,
+            )  # fmt: skip
     print("\nall criteria met" if ok else "\nSOME CRITERIA FAILED")
     return 0 if ok else 1
 
