@@ -22,12 +22,12 @@ The race of a case ends when one configuration is left (``separated``), when eve
 is shown equivalent to the leader within the margin (``tie``: two one-sided tests per
 survivor at the look's level, so a tie claims, at the stated confidence, that none of the
 tied is more than the margin from the leader either way), or at the cap (``cap``); from the
-second look on, also as ``cap`` when every survivor reads within the margin of the leader and
-the cap could decide none of their comparisons with it, were their differences to stay as
-they read (:func:`_futile`: a stop for
-futility, which drops nothing, so the drops' error is unchanged; the survivors are recorded
-as unbeaten; its noise is the smaller of the t-test's and a median-absolute-deviation one, so
-that a few samples a burst of load slowed do not end a case early).
+second look on, also as ``cap`` when every survivor reads within the margin of the leader (by
+mean and by median) and the cap could decide none of their comparisons with it, were their
+differences to stay as they read (:func:`_futile`: a stop for futility, which drops nothing,
+so the drops' error is unchanged; the survivors are recorded as unbeaten; its noise is the
+smaller of the t-test's and a median-absolute-deviation one, so that a few samples a burst of
+load slowed do not end a case early).
 """
 
 from __future__ import annotations
@@ -339,16 +339,16 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
     """Whether the cap could decide none of the pairs (survivor, leader), were the differences
     to stay as they read: at the cap a pair's standard error is this look's times
     sqrt(rounds / cap), and neither the drop (|diff| / se) nor the equivalence
-    ((margin - |diff|) / se) would reach the cap look's critical t (stochastic curtailment for
-    futility: stopping so takes no chance to reject away from the drops' error, and never
-    drops anything). Only when every survivor reads within the margin of the leader: the
-    leader of a stopped case is chosen on this look's few samples, and a wrong pick among
-    configurations read farther apart than the margin would cost more than the margin
-    promises, so such a case races on to the cap (where the median of every round picks)."""
+    ((margin - |diff|) / se) would reach the cap look's critical t (stochastic curtailment:
+    it takes no chance to reject away from the drops' error, and drops nothing). Only when
+    every survivor reads within the margin of the leader, by mean and by median
+    (:func:`_gap_read`): a leader chosen on a few noisy samples among configurations read
+    farther apart than the margin could cost more than the margin promises, so such a case
+    races on to the cap (where the median of every round picks)."""
     if not others:
         return False
     margin = math.log1p(rule.margin_pct / 100.0)
-    if any(abs(_contrast(fit_, i, leader)[0]) > margin for i in others):
+    if any(_gap_read(fit_, i, leader) > margin for i in others):
         return False  # a gap read beyond the margin is settled by the cap, not these rounds
     shrink = math.sqrt(rounds / rule.cap)
     df = fit_.df * (rule.cap - 1) / max(rounds - 1, 1)
@@ -364,10 +364,15 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
     return True
 
 
+def _gap_read(fit_: Fit, a: int, b: int) -> float:
+    """How far apart a pair reads (log units): by mean or by median, whichever is farther."""
+    gap = abs(median_of(fit_.logs[a]) - median_of(fit_.logs[b]))
+    return max(abs(_contrast(fit_, a, b)[0]), gap)
+
+
 def _robust_se(fit_: Fit, a: int, b: int) -> float | None:
-    """A pair's standard error from its paired differences' median absolute deviation (1.4826
-    MAD / sqrt(n); blocked, >= 3 rounds, else None): a few samples a burst of load slowed
-    inflate the t-test's variance, not this (the futility stop takes the smaller)."""
+    """A pair's standard error from its paired differences' 1.4826 MAD / sqrt(n) (blocked, >= 3
+    rounds, else None): bursts of load inflate the t-test's variance, not this."""
     if not fit_.blocked or len(fit_.logs[a]) < 3:
         return None
     d = [p - q for p, q in zip(fit_.logs[a], fit_.logs[b], strict=True)]

@@ -14,7 +14,7 @@ import pytest
 from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config
-from benchspace.harness.sweep.decide import RaceRule, fit, look, welch_slower_p
+from benchspace.harness.sweep.decide import RaceRule, fit, look, median_of, welch_slower_p
 from benchspace.harness.sweep.race import parse_stop, race_tasks
 from benchspace.harness.sweep.stop_rule import rse
 
@@ -397,6 +397,36 @@ def test_a_gap_read_beyond_the_margin_is_not_stopped_for_futility() -> None:
     near = [x * 1.004 for x in fast]
     state = look([fast, near[1:] + near[:1]], range(2), "min", rule, 4)
     assert state.decided == "cap" and len(state.alive) == 2
+
+
+def test_a_gap_the_medians_read_beyond_the_margin_is_not_stopped_for_futility() -> None:
+    """Recorded data (evaluation/data/demo_retunes/amd_2core_cap90/retune0.json.gz): matvec at
+    n = 512, lanes 8 and the incumbent 16 confirmed to a cap of 90. At round 40 their log means
+    read 0.86 % apart, within the 1 % margin, but their medians 1.93 %, and the medians pick
+    the leader: that retune stopped the case for futility and kept 16, where the four other
+    retunes separated 8 (16 read 4-8 % slower). The case now races on."""
+    import gzip
+
+    path = ROOT / "evaluation/data/demo_retunes/amd_2core_cap90/retune0.json.gz"
+    doc = json.loads(gzip.decompress(path.read_bytes()))
+    result = next(r for r in doc["results"] if r["bench"] == "matvec")
+    samples = {
+        m["params"]["lanes"]: m["samples"][:40]
+        for m in result["measurements"]
+        if m["case_index"] == 3 and m.get("confirmed") and len(m["samples"]) == 40
+    }
+    assert sorted(samples) == [8, 16]
+    rule = RaceRule(min_repeats=10, cap=90, family=14)
+    fitted = fit({0: samples[8], 1: samples[16]}, "min")
+    assert fitted is not None and abs(fitted.means[1] - fitted.means[0]) < math.log1p(0.01)
+    state = look([samples[8], samples[16]], range(2), "min", rule, 40, protected=1)
+    assert state.decided is None and state.alive == (0, 1)
+    # the same samples with 16's median moved to 0.2 % over 8's: both gaps within the margin,
+    # and the case stops for futility as it did
+    scale = 1.002 * median_of(samples[8]) / median_of(samples[16])
+    near = [x * scale for x in samples[16]]
+    stopped = look([samples[8], near], range(2), "min", rule, 40, protected=1)
+    assert stopped.decided == "cap" and stopped.alive == (0, 1)
 
 
 def test_bursts_of_load_do_not_blind_the_drops() -> None:
