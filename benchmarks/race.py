@@ -174,7 +174,7 @@ def compare_race(
         cells = (f"{seen * 100:+.2f}", f"{worse * 100:+.2f}") if rp != fp else ("same", "same")
         print(f"{key[0] + ' ' + str(key[1]):<12}{_params(fp):<28}{_params(rp):<28}"
               f"{cells[0]:>18}{cells[1]:>28}  "
-              f"{rd.get('decided')} ({rd.get('samples')})")  # fmt: skip
+              f"{rd.get('decided')} ({rd.get('samples')}){_resolves(rd)}")  # fmt: skip
     if truth is None:
         _fixed_again(label, space, build, work, env, fixed)
     share = n_race / n_fixed
@@ -186,6 +186,45 @@ def compare_race(
     print(f"{label}: invocations --repeats 10 {n_fixed}, --race {n_race} ({share:.0%}); "
           f"winners equal or within {MARGIN:g} %: {'yes' if same_ok else 'NO'}")  # fmt: skip
     return ok
+
+
+def _resolves(decided: Mapping[str, Any]) -> str:
+    """What a cap could resolve (harness/sweep/resolution.py), when the profile says."""
+    if decided.get("resolves_pct") is None:
+        return ""
+    needs = decided.get("rounds_for_margin")
+    tail = "" if needs is None else f", {MARGIN:g} % needs ~{needs}"
+    return f" resolves {decided['resolves_pct']:.1f} %{tail}"
+
+
+def cap_resolutions(profile: Path) -> list[tuple[float, int]]:
+    """(resolves %, rounds for the margin) of every case winner a cap decided with others
+    unbeaten. A profile written before the figures existed has them recomputed from the
+    unbeaten rows' samples (their common rounds) as one look at the end: a little narrower
+    than the race's last look, which shares the error with the looks before it."""
+    from benchspace.harness.profiles.read import load_profile
+    from benchspace.harness.sweep.decide import RaceRule
+    from benchspace.harness.sweep.resolution import resolution
+
+    out = []
+    for result in load_profile(profile).results.values():
+        for best in result.per_case_best:
+            v = best.decided
+            if v is None or v.decided != "cap" or not v.unbeaten:
+                continue
+            if v.resolves_pct is not None and v.rounds_for_margin is not None:
+                out.append((v.resolves_pct, v.rounds_for_margin))
+                continue
+            rows = [r for r in result.rows if r.case_index == best.case_index and r.samples
+                    and dict(r.params) in [dict(u) for u in v.unbeaten]]  # fmt: skip
+            n = min((len(r.samples or ()) for r in rows), default=0)
+            lead = [i for i, r in enumerate(rows) if dict(r.params) == dict(best.params)]
+            samples = [list(r.samples or ())[:n] for r in rows]
+            res = resolution(samples, range(len(rows)), lead[0] if lead else None,
+                             result.direction, RaceRule(), looks=1)  # fmt: skip
+            if res is not None and res.rounds_for_margin is not None:
+                out.append((res.resolves_pct, res.rounds_for_margin))
+    return out
 
 
 def _params(params: dict[str, Any]) -> str:
@@ -343,6 +382,14 @@ def headers_differ(profiles: list[Path], work: Path) -> bool:
         seen = [h.get(key) for h in headers]
         if len(set(map(repr, seen))) > 1:
             print(f"  {key}: {seen}")
+    for i, profile in enumerate(profiles):
+        caps = cap_resolutions(profile)
+        if caps:
+            gaps, rounds = sorted(g for g, _ in caps), sorted(r for _, r in caps)
+            print(f"  retune {i}: case winners a cap decided, others unbeaten: {len(caps)}; the "
+                  f"cap resolves gaps over {gaps[0]:.1f} to {gaps[-1]:.1f} % (median "
+                  f"{gaps[len(gaps) // 2]:.1f} %); {MARGIN:g} % would need ~{rounds[0]} to "
+                  f"{rounds[-1]} rounds")  # fmt: skip
     return differ == 0
 
 

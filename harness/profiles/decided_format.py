@@ -11,6 +11,14 @@ def _verdict(v: Verdict) -> str:
     return f"{v.decided} ({v.samples} samples, {v.confidence:.0%})"
 
 
+def _resolution(v: Verdict) -> str:
+    """What the cap could resolve (empty when the profile does not say)."""
+    if v.resolves_pct is None:
+        return ""
+    rounds = "" if v.rounds_for_margin is None else f"; the margin: ~{v.rounds_for_margin} rounds"
+    return f" (the cap resolves gaps over {v.resolves_pct:.1f} %{rounds})"
+
+
 def bench_line(result: BenchResult) -> str | None:
     """One line: the cross-case best's decision, and how the cases' winners were decided
     (None when the profile does not say: written before ``decided`` existed)."""
@@ -38,7 +46,7 @@ def case_lines(result: BenchResult) -> list[str]:
             continue
         tied = f", tied with {len(v.tied) - 1} others" if v.decided == "tie" else ""
         if v.decided == "cap" and v.unbeaten:
-            tied = f", {len(v.unbeaten) - 1} others unbeaten"
+            tied = f", {len(v.unbeaten) - 1} others unbeaten{_resolution(v)}"
         params = " ".join(f"{k}={val}" for k, val in row.params.items())
         out.append(f"  case {row.case_index} {params}: {_verdict(v)}{tied}")
     return out

@@ -29,6 +29,10 @@ def verdict_data(v: Verdict) -> dict[str, Any]:
         out["tied"] = [dict(t) for t in v.tied]
     if v.unbeaten:
         out["unbeaten"] = [dict(t) for t in v.unbeaten]
+    if v.resolves_pct is not None:
+        out["resolves_pct"] = v.resolves_pct
+    if v.rounds_for_margin is not None:
+        out["rounds_for_margin"] = v.rounds_for_margin
     return out
 
 
@@ -67,6 +71,12 @@ def _verdict(reader: FieldReader, value: object, where: Where, params: Any) -> V
     unbeaten = tuple(
         params(t, (*where, "unbeaten", i)) for i, t in enumerate(d.get("unbeaten") or [])
     )
+    resolves = d.get("resolves_pct")
+    if resolves is not None:
+        resolves = reader.finite(resolves, (*where, "resolves_pct"))
+        if resolves < 0:
+            raise reader.fail((*where, "resolves_pct"), resolves, "a gap of 0 % or more")
+    margin_rounds = d.get("rounds_for_margin")
     return Verdict(
         decided=str(how),
         confidence=confidence,
@@ -74,6 +84,12 @@ def _verdict(reader: FieldReader, value: object, where: Where, params: Any) -> V
         rounds=reader.index(d.get("rounds", 0), (*where, "rounds")),
         tied=tied,
         unbeaten=unbeaten,
+        resolves_pct=resolves,
+        rounds_for_margin=(
+            None
+            if margin_rounds is None
+            else reader.index(margin_rounds, (*where, "rounds_for_margin"))
+        ),
     )
 
 

@@ -66,6 +66,12 @@ class Verdict:
     unbeaten: tuple[Mapping[str, ParamValue], ...] = ()
     """With ``cap``: the parameters of each configuration not beaten when the race ended
     (the winner among them), which ``generate`` treats as statistically tied."""
+    resolves_pct: float | None = None
+    """With ``cap`` and others unbeaten: the widest gap to the winner that the last look
+    would have dropped at the noise it measured (harness/sweep/resolution.py)."""
+    rounds_for_margin: int | None = None
+    """With ``resolves_pct``: about how many rounds the race's margin would take at that
+    noise."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

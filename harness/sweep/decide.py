@@ -195,7 +195,7 @@ def fit(samples: Mapping[int, Samples], direction: str, *, blocked: bool = True)
     )
 
 
-def _contrast(fit_: Fit, a: int, b: int) -> tuple[float, float, float]:
+def contrast(fit_: Fit, a: int, b: int) -> tuple[float, float, float]:
     """The difference of two configurations' log means, its standard error and degrees of
     freedom. The error is the larger of the pooled one and the pair's own (paired differences
     when blocked, Welch otherwise), so a pair noisier than the rest of its case is not judged
@@ -224,7 +224,7 @@ def _var(values: Sequence[float]) -> float:
 def _t(fit_: Fit, challenger: int, leader: int, shift: float) -> tuple[float, float]:
     """The t statistic of (challenger - leader - shift) in log units (+-inf: no noise), and
     its degrees of freedom."""
-    diff, se, df = _contrast(fit_, challenger, leader)
+    diff, se, df = contrast(fit_, challenger, leader)
     diff -= shift
     if se <= 0:
         return (math.inf if diff > 0 else -math.inf if diff < 0 else 0.0), df
@@ -354,7 +354,7 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
     df = fit_.df * (rule.cap - 1) / max(rounds - 1, 1)
     critical = student_t.isf(rule.look_alpha / len(others), df)
     for i in others:
-        diff, se, _ = _contrast(fit_, i, leader)
+        diff, se, _ = contrast(fit_, i, leader)
         se = min(se, _robust_se(fit_, i, leader) or se)
         if se <= 0:
             return False
@@ -367,7 +367,7 @@ def _futile(fit_: Fit, leader: int, others: Sequence[int], rule: RaceRule, round
 def _gap_read(fit_: Fit, a: int, b: int) -> float:
     """How far apart a pair reads (log units): by mean or by median, whichever is farther."""
     gap = abs(median_of(fit_.logs[a]) - median_of(fit_.logs[b]))
-    return max(abs(_contrast(fit_, a, b)[0]), gap)
+    return max(abs(contrast(fit_, a, b)[0]), gap)
 
 
 def _robust_se(fit_: Fit, a: int, b: int) -> float | None:

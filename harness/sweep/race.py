@@ -29,6 +29,7 @@ from benchspace.harness.sweep.decide import (
     look,
     median_of,
 )
+from benchspace.harness.sweep.resolution import Resolution, resolution
 from benchspace.harness.sweep.stop_rule import wants_more
 
 MeasureRound = Callable[[Sequence[tuple[Task, int]]], list[Measurement]]
@@ -58,6 +59,8 @@ class CaseDecision:
     tied: tuple[Config, ...] = ()
     unbeaten: tuple[Config, ...] = ()
     """With ``cap``: the configurations still racing when it ended (none beaten them)."""
+    resolution: Resolution | None = None
+    """With ``unbeaten``: what the last look could have resolved at the noise it measured."""
 
 
 def parse_stop(text: str) -> float:
@@ -160,7 +163,8 @@ def race_tasks(
     decisions = {}
     for c, ts in by_case.items():
         state = states.get(c) or final_state(samples[c], direction, rule, mine[c])
-        decisions[c] = _decision(state, ts, samples[c], rule)
+        looks = rule.looks if drop else 1
+        decisions[c] = _decision(state, ts, samples[c], rule, direction, looks, mine[c])
     return made, decisions
 
 
@@ -238,9 +242,18 @@ def _best_scored(
 
 
 def _decision(
-    state: CaseState, tasks: Sequence[Task], samples: Sequence[Samples], rule: RaceRule
+    state: CaseState,
+    tasks: Sequence[Task],
+    samples: Sequence[Samples],
+    rule: RaceRule,
+    direction: str,
+    looks: int,
+    protected: int | None = None,
 ) -> CaseDecision:
+    """The case's decision; `looks` the error was split over (``rule.looks`` for a race, 1 for
+    one look at the end), for the resolution of a ``cap``."""
     leader = state.leader
+    unbeaten = state.decided == "cap" and state.judged and len(state.alive) > 1
     return CaseDecision(
         decided=state.decided or "cap",
         confidence=rule.confidence,
@@ -248,10 +261,13 @@ def _decision(
         rounds=state.rounds,
         winner=None if leader is None else tasks[leader].config,
         tied=tuple(tasks[i].config for i in state.alive) if state.decided == "tie" else (),
-        unbeaten=(
-            tuple(tasks[i].config for i in state.alive)
-            if state.decided == "cap" and state.judged and len(state.alive) > 1
-            else ()
+        unbeaten=tuple(tasks[i].config for i in state.alive) if unbeaten else (),
+        resolution=(
+            resolution(
+                samples, state.alive, leader, direction, rule, looks=looks, protected=protected
+            )
+            if unbeaten
+            else None
         ),
     )
 
@@ -285,7 +301,7 @@ def decide_rows(
     for c, entries in groups:
         tasks = [Task(bench="", case_index=c, phase="main", config=config) for config, _ in entries]
         values = [samples for _, samples in entries]
-        out[c] = _decision(final_state(values, direction, rule), tasks, values, rule)
+        out[c] = _decision(final_state(values, direction, rule), tasks, values, rule, direction, 1)
     return out
 
 
@@ -308,6 +324,8 @@ def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -
             rounds=d.rounds,
             tied=tuple(dict(t) for t in d.tied),
             unbeaten=tuple(dict(t) for t in d.unbeaten),
+            resolves_pct=None if d.resolution is None else d.resolution.resolves_pct,
+            rounds_for_margin=None if d.resolution is None else d.resolution.rounds_for_margin,
         )
         bests.append(replace(row, decided=verdict))
     best: TopEntry | None = result.best

@@ -54,6 +54,11 @@ def test_decided_lines() -> None:
     assert case_lines(BenchResult(bench="m", per_case_best=(cap,))) == [
         "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten"
     ]
+    resolved = replace(cap, decided=replace(cap.decided, resolves_pct=4.87, rounds_for_margin=712))
+    assert case_lines(BenchResult(bench="m", per_case_best=(resolved,))) == [
+        "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten (the cap resolves gaps over"
+        " 4.9 %; the margin: ~712 rounds)"
+    ]
 
 
 def _decided_profile(
