@@ -19,7 +19,7 @@ from typing import Literal
 
 from benchspace.generators.gain import Gain, bucket_gain
 from benchspace.generators.header_parse import ParsedHeader
-from benchspace.generators.ties import settled, unbeaten_values
+from benchspace.generators.ties import settled, unbeaten_values, unresolved
 from benchspace.generators.value_cells import case_best, value_cells
 from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
 from benchspace.harness.errors import HeaderError, json_path
@@ -318,6 +318,9 @@ def choose_header(
                         f"{constant.name}_{bucket}: the incumbent {incumbent!r} was not measured "
                         f"in every case of the bucket, so it could not compete"
                     )
+                if not choice.pre_tuned:
+                    result = profile.results[source.bench]
+                    notes += _unresolved_notes(constant.name, choice, result, cases)
                 choices.append(choice)
                 continue
             value = _fallback(space, i, ctype, b)
@@ -352,6 +355,21 @@ def choose_header(
             )
         constants.append(ConstantChoice(constant=constant, ctype=ctype, buckets=tuple(choices)))
     return HeaderModel(spec=spec, constants=tuple(constants), notes=tuple(notes))
+
+
+def _unresolved_notes(
+    name: str, choice: BucketChoice, result: BenchResult, cases: tuple[Case, ...]
+) -> list[str]:
+    """A note per case of the bucket whose cap could not resolve the margin between values of
+    the bucket's parameter (generators/ties.py, :func:`unresolved`)."""
+    assert choice.source is not None
+    param = choice.source.param
+    return [
+        f"{name}_{choice.bucket}: {choice.value!r} stands on a cap: case {case} left {param} "
+        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
+        f"margin would take ~{rounds} rounds); a retune may pick another of them"
+        for case, values, gap, rounds in unresolved(result, cases, param)
+    ]
 
 
 Holds = Mapping[tuple[str, str], tuple[Value, str]]

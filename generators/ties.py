@@ -85,3 +85,25 @@ def tie_keeps(
     """Whether the race tied the incumbent with the winner in every case of the bucket."""
     found = unbeaten_values(result, cases, param, convert)
     return found is not None and found[1] and incumbent in found[0]
+
+
+def unresolved(
+    result: BenchResult, cases: Sequence[Case], param: str
+) -> list[tuple[int, tuple[object, ...], float, int]]:
+    """The bucket's cases whose cap left several values of `param` unbeaten at a resolution
+    coarser than the margin (more rounds than it ran would resolve it: the profile's
+    ``rounds_for_margin``): (case, the unbeaten values, what the cap resolves in per cent, the
+    rounds the margin would take). A retune may stand by another of those values."""
+    bests = {row.case_index: row for row in result.per_case_best}
+    out = []
+    for case in cases:
+        row = bests.get(case.index)
+        v = None if row is None else row.decided
+        if v is None or v.decided != "cap" or v.resolves_pct is None:
+            continue
+        if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
+            continue
+        values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
+        if len(values) > 1:
+            out.append((case.index, values, v.resolves_pct, v.rounds_for_margin))
+    return out

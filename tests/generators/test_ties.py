@@ -144,3 +144,33 @@ def test_a_raced_phase_keeps_the_incumbent_combination() -> None:
     assert settled_combo({2: tie}, combos, {}) == cfg(16)  # the first in grid order
     sep = CaseDecision(decided="separated", confidence=0.95, samples=4, rounds=4, winner=cfg(32))
     assert settled_combo({2: sep}, combos, {"cutoff": 16}) is None
+
+
+def test_a_value_standing_on_a_cap_coarser_than_the_margin_gets_a_note(
+    make_space: Callable[..., Space],
+) -> None:
+    """A cap that left 24 and 16 unbeaten while resolving only gaps over 8.4 % (the margin: ~900
+    rounds, where it ran 5) decides a value a retune may well move: generate says so; a cap
+    that resolved the margin (rounds_for_margin within its rounds), or one profile written
+    without the figures, gets no note."""
+    profile, _ = _decided_profile(True, "cap", (24, 16))
+    result = profile.results["k"]
+    row = result.per_case_best[0]
+
+    def with_verdict(**figures: Any) -> Any:
+        verdict = replace(row.decided, **figures)
+        return replace(profile, results={"k": replace(result, per_case_best=(
+            replace(row, decided=verdict),))})  # fmt: skip
+
+    space = make_space([SPACE], HEADER)
+    coarse = choose_header(space, with_verdict(resolves_pct=8.4, rounds_for_margin=900),
+                           {"NB": {"TINY": 16}}, keep_incumbents=True)  # fmt: skip
+    assert coarse.constants[0].buckets[0].value == 16
+    assert [n for n in coarse.notes if "stands on a cap" in n] == [
+        "NB_TINY: 16 stands on a cap: case 0 left nb 24, 16 unbeaten, resolving only gaps over"
+        " 8.4 % (the margin would take ~900 rounds); a retune may pick another of them"
+    ]
+    for figures in ({"resolves_pct": 0.8, "rounds_for_margin": 4}, {}):
+        fine = choose_header(space, with_verdict(**figures), {"NB": {"TINY": 16}},
+                             keep_incumbents=True)  # fmt: skip
+        assert not [n for n in fine.notes if "stands on a cap" in n]
