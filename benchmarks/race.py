@@ -48,6 +48,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))  # cap_resolution.py beside this one
 FAKE = ROOT / "tests" / "fakes" / "fake_noisy.py"
 RUN = re.compile(r"(\d+) invocations run, (\d+) from the store")
 MARGIN = 1.0
@@ -195,36 +196,6 @@ def _resolves(decided: Mapping[str, Any]) -> str:
     needs = decided.get("rounds_for_margin")
     tail = "" if needs is None else f", {MARGIN:g} % needs ~{needs}"
     return f" resolves {decided['resolves_pct']:.1f} %{tail}"
-
-
-def cap_resolutions(profile: Path) -> list[tuple[float, int]]:
-    """(resolves %, rounds for the margin) of every case winner a cap decided with others
-    unbeaten. A profile written before the figures existed has them recomputed from the
-    unbeaten rows' samples (their common rounds) as one look at the end: a little narrower
-    than the race's last look, which shares the error with the looks before it."""
-    from benchspace.harness.profiles.read import load_profile
-    from benchspace.harness.sweep.decide import RaceRule
-    from benchspace.harness.sweep.resolution import resolution
-
-    out = []
-    for result in load_profile(profile).results.values():
-        for best in result.per_case_best:
-            v = best.decided
-            if v is None or v.decided != "cap" or not v.unbeaten:
-                continue
-            if v.resolves_pct is not None and v.rounds_for_margin is not None:
-                out.append((v.resolves_pct, v.rounds_for_margin))
-                continue
-            rows = [r for r in result.rows if r.case_index == best.case_index and r.samples
-                    and dict(r.params) in [dict(u) for u in v.unbeaten]]  # fmt: skip
-            n = min((len(r.samples or ()) for r in rows), default=0)
-            lead = [i for i, r in enumerate(rows) if dict(r.params) == dict(best.params)]
-            samples = [list(r.samples or ())[:n] for r in rows]
-            res = resolution(samples, range(len(rows)), lead[0] if lead else None,
-                             result.direction, RaceRule(), looks=1)  # fmt: skip
-            if res is not None and res.rounds_for_margin is not None:
-                out.append((res.resolves_pct, res.rounds_for_margin))
-    return out
 
 
 def _params(params: dict[str, Any]) -> str:
@@ -382,14 +353,10 @@ def headers_differ(profiles: list[Path], work: Path) -> bool:
         seen = [h.get(key) for h in headers]
         if len(set(map(repr, seen))) > 1:
             print(f"  {key}: {seen}")
+    from cap_resolution import cap_resolutions, line  # benchmarks/cap_resolution.py
+
     for i, profile in enumerate(profiles):
-        caps = cap_resolutions(profile)
-        if caps:
-            gaps, rounds = sorted(g for g, _ in caps), sorted(r for _, r in caps)
-            print(f"  retune {i}: case winners a cap decided, others unbeaten: {len(caps)}; the "
-                  f"cap resolves gaps over {gaps[0]:.1f} to {gaps[-1]:.1f} % (median "
-                  f"{gaps[len(gaps) // 2]:.1f} %); {MARGIN:g} % would need ~{rounds[0]} to "
-                  f"{rounds[-1]} rounds")  # fmt: skip
+        print(line(f"  retune {i}", cap_resolutions(profile)))
     return differ == 0
 
 

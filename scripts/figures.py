@@ -172,6 +172,10 @@ FIGURES: dict[str, Figure] = {
         "benchspace cutlass tune-shapes --measured evaluation/data/h200/v2"
         " --shortlist spaces/tune_shapes_eval.shortlist.csv"
     ),
+    "cap-resolution": Figure(
+        "python benchmarks/cap_resolution.py evaluation/data/demo_retunes/amd_2core_median_gap"
+        " evaluation/data/demo_retunes/referee"
+    ),
     "demo-confirm": Figure(
         "python scripts/confirm_summary.py include/benchspace_demo/confirm.json"
     ),

@@ -32,6 +32,11 @@ def bench_line(result: BenchResult) -> str | None:
         if result.best is None or result.best.decided is None
         else (f"best {_verdict(result.best.decided)}; ")
     )
+    gaps = sorted(v.resolves_pct for v in verdicts if v.resolves_pct is not None)
+    if gaps:
+        low, high = f"{gaps[0]:.1f}", f"{gaps[-1]:.1f}"
+        span = low if low == high else f"{low} to {high}"
+        cases += f" (the caps resolve gaps over {span} %)"
     confirmed = any(r.selection is not None for r in result.per_case_best)
     tail = "; figures from the confirmation rounds" if confirmed else ""
     return f"{result.bench}: {best}case winners: {cases}{tail}"

@@ -9,7 +9,8 @@ the cap resolves, and that is under the margin) from a machine too noisy for the
 survivor). The figures follow the drops' t-test (harness/sweep/decide.py, ``_beaten``): the
 comparison of a survivor with the leader at the look's level, halved where the signed-rank
 test shares it, one over ``rule.family`` for the incumbent. The signed-rank test may drop a
-survivor on skewed noise sooner than this says; the figure is the t-test's.
+survivor on skewed noise sooner than this says; the figure is the t-test's. The noise is the
+case's own (a race pools the bench's cases into a case's fit only where that widens it).
 """
 
 from __future__ import annotations

@@ -54,11 +54,20 @@ def test_decided_lines() -> None:
     assert case_lines(BenchResult(bench="m", per_case_best=(cap,))) == [
         "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten"
     ]
+    assert cap.decided is not None
     resolved = replace(cap, decided=replace(cap.decided, resolves_pct=4.87, rounds_for_margin=712))
     assert case_lines(BenchResult(bench="m", per_case_best=(resolved,))) == [
         "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten (the cap resolves gaps over"
         " 4.9 %; the margin: ~712 rounds)"
     ]
+    assert resolved.decided is not None
+    wider = replace(resolved, decided=replace(resolved.decided, resolves_pct=11.04))
+    assert bench_line(BenchResult(bench="m", per_case_best=(resolved, wider))) == (
+        "m: case winners: 2 cap (the caps resolve gaps over 4.9 to 11.0 %)"
+    )
+    assert bench_line(BenchResult(bench="m", per_case_best=(resolved, cap))) == (
+        "m: case winners: 2 cap (the caps resolve gaps over 4.9 %)"
+    )
 
 
 def _decided_profile(
@@ -157,8 +166,11 @@ def test_a_value_standing_on_a_cap_coarser_than_the_margin_gets_a_note(
     result = profile.results["k"]
     row = result.per_case_best[0]
 
+    assert row.decided is not None
+    decided = row.decided
+
     def with_verdict(**figures: Any) -> Any:
-        verdict = replace(row.decided, **figures)
+        verdict = replace(decided, **figures)
         return replace(profile, results={"k": replace(result, per_case_best=(
             replace(row, decided=verdict),))})  # fmt: skip
 
