@@ -95,7 +95,7 @@ def unresolved(
     ``rounds_for_margin``): (case, the unbeaten values, what the cap resolves in per cent, the
     rounds the margin would take). A retune may stand by another of those values."""
     bests = {row.case_index: row for row in result.per_case_best}
-    out = []
+    out: list[tuple[int, tuple[object, ...], float, int]] = []
     for case in cases:
         row = bests.get(case.index)
         v = None if row is None else row.decided
