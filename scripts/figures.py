@@ -173,7 +173,7 @@ FIGURES: dict[str, Figure] = {
         " --shortlist spaces/tune_shapes_eval.shortlist.csv"
     ),
     "cap-resolution": Figure(
-        "python benchmarks/cap_resolution.py evaluation/data/demo_retunes/amd_2core_median_gap"
+        "python benchmarks/cap_resolution.py evaluation/data/demo_retunes/amd_2core_resolution"
         " evaluation/data/demo_retunes/referee"
     ),
     "demo-confirm": Figure(
