@@ -11,6 +11,7 @@ freedom, a sweep's being its rounds, and 1e-6 at 10^8 (tests/harness/abtest/test
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 _EPS = 1e-15
 _TINY = 1e-300
@@ -69,8 +70,10 @@ def cdf(t: float, df: float) -> float:
     return sf(-t, df)
 
 
+@lru_cache(maxsize=4096)
 def isf(p: float, df: float) -> float:
-    """The t with P(T > t) = p, for 0 < p < 1/2 (bisection on :func:`sf`, to 1e-9)."""
+    """The t with P(T > t) = p, for 0 < p < 1/2 (bisection on :func:`sf`, to 1e-9; a race asks
+    for the same few levels and degrees of freedom again and again, so the answers are kept)."""
     if not 0.0 < p < 0.5:
         raise ValueError(f"p {p} must lie in (0, 0.5)")
     lo, hi = 0.0, 1.0
