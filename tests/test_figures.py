@@ -2,24 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import os
-import sys
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
+from tests.script_module import load_script
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def _figures() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("figures", ROOT / "scripts" / "figures.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["figures"] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_script("scripts/figures.py", "figures")
 
 
 @pytest.mark.skipif(

@@ -4,23 +4,17 @@ recomputed from the unbeaten rows' samples when it does not."""
 from __future__ import annotations
 
 import gzip
-import importlib.util
 import json
-import sys
 from pathlib import Path
 from typing import Any
+
+from tests.script_module import load_script
 
 ROOT = Path(__file__).parents[2]
 
 
 def _module() -> Any:
-    path = ROOT / "benchmarks" / "cap_resolution.py"
-    spec = importlib.util.spec_from_file_location("cap_resolution_bench", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["cap_resolution_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/cap_resolution.py", "cap_resolution_bench")
 
 
 def test_recorded_figures_are_read_and_missing_ones_recomputed(tmp_path: Path) -> None:

@@ -3,23 +3,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 from benchspace.harness.spaces.load import load_space
+from tests.script_module import load_script
 
 ROOT = Path(__file__).parents[2]
 
 
 def _race() -> object:
-    spec = importlib.util.spec_from_file_location("race_bench", ROOT / "benchmarks" / "race.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["race_bench"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("benchmarks/race.py", "race_bench")
 
 
 def test_the_referee_space_of_a_demo_case_loads(tmp_path: Path) -> None:
