@@ -128,8 +128,15 @@ def _scored(
 ) -> pd.DataFrame:
     for m, n, k in shapes:
         _check_shape(m, n, k)
-    frames = [pool.assign(shape=i, M=m, N=n, K=k) for i, (m, n, k) in enumerate(shapes)]
-    rows = pd.concat(frames, ignore_index=True)
+    # The pool repeated once per shape, then the shape's columns (one copy, not one per shape).
+    size = np.asarray(shapes, dtype=np.int64).reshape(-1, 3)
+    rows = pool.iloc[np.tile(np.arange(len(pool)), len(size))].reset_index(drop=True)
+    rows = rows.assign(
+        shape=np.repeat(np.arange(len(size)), len(pool)),
+        M=np.repeat(size[:, 0], len(pool)),
+        N=np.repeat(size[:, 1], len(pool)),
+        K=np.repeat(size[:, 2], len(pool)),
+    )
     configs = pool.assign(name=pool["kernel"])
     configs = configs[[*FIELDS, *(c for c in PTXAS_COLUMNS if c in pool)]].drop_duplicates("name")
     features = candidate_features(rows, configs, selector.hardware)

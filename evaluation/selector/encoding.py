@@ -115,18 +115,18 @@ def feature_spec(features: pd.DataFrame) -> FeatureSpec:
     return FeatureSpec(numeric=tuple(numeric), categorical=categorical, version=FEATURE_VERSION)
 
 
-def numeric_matrix(features: pd.DataFrame, spec: FeatureSpec) -> np.ndarray:
-    """The numeric columns as float64, non-finite values kept."""
+def numeric_matrix(features: pd.DataFrame, spec: FeatureSpec, extra_columns: int = 0) -> np.ndarray:
+    """The numeric columns as float64, non-finite values kept; ``extra_columns`` more columns
+    after them are left for the caller to fill (one allocation of the whole matrix)."""
     missing = [c for c in spec.numeric if c not in features.columns]
     if missing:
         raise ValueError(f"feature frame lacks column(s) {missing[:3]}; rebuild the features")
-    return (
-        np.column_stack(
-            [pd.to_numeric(features[c]).to_numpy(dtype=np.float64) for c in spec.numeric]
-        )
-        if spec.numeric
-        else np.zeros((len(features), 0))
-    )
+    # Filled a column at a time into column-major memory (a row-major stack is many times slower).
+    width = len(spec.numeric) + extra_columns
+    out = np.empty((len(features), width), dtype=np.float64, order="F")
+    for j, c in enumerate(spec.numeric):
+        out[:, j] = pd.to_numeric(features[c]).to_numpy(dtype=np.float64)
+    return out
 
 
 def category_codes(features: pd.DataFrame, spec: FeatureSpec) -> np.ndarray:
@@ -136,7 +136,10 @@ def category_codes(features: pd.DataFrame, spec: FeatureSpec) -> np.ndarray:
         if field not in features:
             columns.append(np.full(len(features), np.nan))
             continue
-        codes = pd.Index(list(levels)).get_indexer(pd.Index(features[field].astype(str)))
+        # Each distinct value looked up once (a column holds a handful of them).
+        found, distinct = pd.factorize(features[field].astype(str), use_na_sentinel=False)
+        level = pd.Index(list(levels)).get_indexer(pd.Index(distinct))
+        codes = level[found]
         columns.append(np.where(codes >= 0, codes, np.nan).astype(np.float64))
     return np.column_stack(columns) if columns else np.zeros((len(features), 0))
 

@@ -74,12 +74,14 @@ def xgb_matrix(
     features: pd.DataFrame, spec: FeatureSpec
 ) -> tuple[np.ndarray, list[str], list[str]]:
     """Numeric columns (non-finite -> NaN) and categorical codes, with names and XGBoost types."""
-    x = numeric_matrix(features, spec)
-    x = np.where(np.isfinite(x), x, np.nan)
-    codes = category_codes(features, spec)
+    numeric = len(spec.numeric)
+    matrix = numeric_matrix(features, spec, extra_columns=len(spec.categorical))
+    x = matrix[:, :numeric]
+    x[~np.isfinite(x)] = np.nan
+    matrix[:, numeric:] = category_codes(features, spec)
     names = [*spec.numeric, *(f for f, _ in spec.categorical)]
-    types = ["q"] * len(spec.numeric) + ["c"] * len(spec.categorical)
-    return np.hstack([x, codes]), names, types
+    types = ["q"] * numeric + ["c"] * len(spec.categorical)
+    return matrix, names, types
 
 
 @dataclass(kw_only=True)
@@ -177,6 +179,12 @@ class XGBSelector:
         if self.booster_ is None:
             raise RuntimeError("XGBSelector is not fitted; call fit() first")
         matrix, names, types = xgb_matrix(X, self.spec)
+        booster = self.booster_
+        known = (list(booster.feature_names or ()), list(booster.feature_types or ()))
+        if known == (names, types):
+            # The booster knows its features' names and types: predict from the array itself
+            # (the same float32 values a DMatrix would hold, without building one).
+            return np.asarray(booster.inplace_predict(matrix), dtype=np.float64)
         data = xgb.DMatrix(
             matrix,
             feature_names=names,
