@@ -33,6 +33,7 @@ from benchspace.harness.profiles.scoring import better
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.race import CaseDecision, race_tasks
+from benchspace.harness.sweep.round_order import round_order
 
 CONFIRM_REPEAT = 1_000_000
 """The repeat index of a confirmation's first round."""
@@ -110,9 +111,10 @@ def _picked_tasks(plan: MainPlan, pairs: Sequence[tuple[int, Config]]) -> list[T
 def confirm_tasks(
     plan: MainPlan, pairs: Sequence[tuple[int, Config]], rounds: int
 ) -> list[tuple[Task, int]]:
-    """The confirmation's (task, repeat) pairs, round-major (interleaved)."""
+    """The confirmation's (task, repeat) pairs, round-major (interleaved), each round in an
+    order of its own (harness/sweep/round_order.py: the best pick does not always go first)."""
     wanted = _picked_tasks(plan, pairs)
-    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in wanted]
+    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in round_order(wanted, r + 1)]
 
 
 def merge(

@@ -1,10 +1,11 @@
 """Racing: repeats go only to configurations not yet beaten (``tune --race``), or only to
 configurations whose centre is not yet known well enough (``--stop rse:X``).
 
-Rounds are interleaved across every configuration of every case still racing, and each round
-goes through the sweep's store like any measurement: every sample is kept, and a resumed race
-replays the stored rounds (the same samples give the same drops), so it continues where it
-stopped and a decided case is not raced again. The statistics are harness/sweep/decide.py.
+Rounds are interleaved across every configuration of every case still racing, each round in
+an order drawn afresh (harness/sweep/round_order.py), and each round goes through the sweep's
+store like any measurement: every sample is kept, and a resumed race replays the stored
+rounds (the same samples give the same drops), so it continues where it stopped and a decided
+case is not raced again. The statistics are harness/sweep/decide.py.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from benchspace.harness.sweep.decide import (
     median_of,
 )
 from benchspace.harness.sweep.resolution import Resolution, resolution
+from benchspace.harness.sweep.round_order import round_order
 from benchspace.harness.sweep.stop_rule import wants_more
 
 MeasureRound = Callable[[Sequence[tuple[Task, int]]], list[Measurement]]
@@ -127,13 +129,16 @@ def race_tasks(
         )
 
     for rounds in range(1, rule.cap + 1):
-        jobs = [
-            (by_case[c][i], attempts[c][i])
-            for c in by_case
-            if c not in states
-            for i in alive[c]
-            if wants_more(list(samples[c][i].values()), rule) and attempts[c][i] < rule.cap
-        ]
+        jobs = round_order(
+            [
+                (by_case[c][i], attempts[c][i])
+                for c in by_case
+                if c not in states
+                for i in alive[c]
+                if wants_more(list(samples[c][i].values()), rule) and attempts[c][i] < rule.cap
+            ],
+            rounds,
+        )
         if not jobs:
             break
         for c, i in ((t.case_index, index[t.case_index, t.config]) for t, _ in jobs):

@@ -31,8 +31,10 @@ def _measurer(means: dict[tuple[int, int], float], sd: float, seed: int = 0):  #
 
     def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
         out = []
-        for task, repeat in jobs:
-            calls.append((task, repeat))
+        calls.extend(jobs)
+        # The noise is drawn in the configurations' own order, whatever order the round ran
+        # them in (round_order.py): this machine's noise has no place effect.
+        for task, repeat in sorted(jobs, key=lambda j: (j[0].case_index, dict(j[0].config)["k"])):
             value = means[task.case_index, dict(task.config)["k"]] * (1 + rng.gauss(0, sd))
             out.append(
                 Measurement(
