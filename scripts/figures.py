@@ -181,6 +181,11 @@ FIGURES: dict[str, Figure] = {
     ),
     "v2-correlation": Figure("benchspace cutlass correlation evaluation/data/h200/v2 --limit 30"),
     "race-synthetic": Figure("python benchmarks/race.py --skip-demo", fast=False),
+    "round-places": Figure(
+        "python benchmarks/round_places.py --build-dir build --bench matvec --case 0 --config 0"
+        " --rounds 60",
+        fast=False,
+    ),
     "reduce-confirm": Figure(
         "python examples/cuda_reduce/speedup.py --profile"
         " evaluation/data/h200/reduce/confirm/profile.json --space spaces/h200_reduce.json"
