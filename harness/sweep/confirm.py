@@ -114,7 +114,7 @@ def confirm_tasks(
     """The confirmation's (task, repeat) pairs, round-major (interleaved), each round in an
     order of its own (harness/sweep/round_order.py: the best pick does not always go first)."""
     wanted = _picked_tasks(plan, pairs)
-    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in round_order(wanted, r + 1)]
+    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in round_order(wanted, r)]
 
 
 def merge(

@@ -5,9 +5,10 @@ main sweep runs, so the main confirmation never re-times them: the phase's own r
 its winner, and they are the winner's curse's figures. With ``--confirm K``, after a phase's
 sweep (or race) its top K combinations by cross-case score and the incumbent's combination
 (the header's values of the phase's parameters) are measured again over the phase's cases in
-fresh interleaved rounds, under repeat indices of their own (PHASE_CONFIRM_REPEAT: never the
-sweep's samples, nor the main confirmation's); the phase's winner, score, values and table come
-from those rounds alone, and each re-timed combination keeps its selection score beside.
+fresh interleaved rounds (each in an order of its own, harness/sweep/round_order.py), under
+repeat indices of their own (PHASE_CONFIRM_REPEAT: never the sweep's samples, nor the main
+confirmation's); the phase's winner, score, values and table come from those rounds alone,
+and each re-timed combination keeps its selection score beside.
 Raced (``--race``), the confirmation is a cross-case race over the picks, from the
 confirmation's first rounds up to its cap, as the main confirmation is
 (harness/sweep/confirm.py); the incumbent's combination stays unless that race beats it.
@@ -26,6 +27,7 @@ from benchspace.harness.sweep.confirm import CONFIRM_REPEAT, ConfirmOptions
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.race import CaseDecision, race_tasks
+from benchspace.harness.sweep.round_order import round_order
 
 PHASE_CONFIRM_REPEAT = 2 * CONFIRM_REPEAT
 """The repeat index of pre_tune phase 0's first confirmation round; phase i starts
@@ -112,7 +114,7 @@ def measure_phase_picks(
     across the phase's cases; every round under the phase's confirmation repeat indices."""
     base = first_repeat(phase_index)
     if rule is None:
-        jobs = [(t, base + r) for r in range(rounds) for t in tasks]
+        jobs = [(t, base + r) for r in range(rounds) for t in round_order(tasks, r)]
         if announce is not None:
             announce(len(jobs))
         return measure(jobs), None

@@ -137,7 +137,7 @@ def race_tasks(
                 for i in alive[c]
                 if wants_more(list(samples[c][i].values()), rule) and attempts[c][i] < rule.cap
             ],
-            rounds,
+            rounds - 1,
         )
         if not jobs:
             break

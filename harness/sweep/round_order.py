@@ -25,7 +25,7 @@ SEED = 0
 
 
 def round_order(jobs: Sequence[T], round_index: int, seed: int = SEED) -> list[T]:
-    """`jobs` in the order round `round_index` runs them.
+    """`jobs` in the order round `round_index` (counted from 0) runs them.
 
     Rounds come in blocks of ``len(jobs)``: a block draws one permutation (from the seed, the
     number of jobs and the block's index) and each of its rounds runs it rotated by one more

@@ -123,3 +123,21 @@ def test_a_confirmation_does_not_run_its_best_pick_first_every_round(
     monkeypatch.setattr(confirm_module, "round_order", lambda jobs, _r: list(jobs))
     fixed = confirm_tasks(plan, picks, rounds)
     assert {dict(fixed[3 * r][0].config)["k"] for r in range(rounds)} == {3}
+
+
+def test_a_phase_confirmation_at_fixed_rounds_varies_its_order_too() -> None:
+    from benchspace.harness.sweep.confirm_phase import first_repeat, measure_phase_picks
+
+    tasks = [_task(k) for k in range(3)]
+    asked: list[tuple[Task, int]] = []
+
+    def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
+        asked.extend(jobs)
+        return []
+
+    measure_phase_picks(tasks, 0, measure, rounds=12, rule=None, direction="min")
+    by_round = [asked[3 * r : 3 * r + 3] for r in range(12)]
+    assert all(
+        {repeat for _, repeat in rj} == {first_repeat(0) + r} for r, rj in enumerate(by_round)
+    )
+    assert Counter(int(dict(rj[0][0].config)["k"]) for rj in by_round) == {0: 4, 1: 4, 2: 4}
