@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from sample_measurement import measured
 
 from benchspace.harness.errors import UsageError
 from benchspace.harness.measurement import Measurement
@@ -36,20 +37,7 @@ def _measurer(means: dict[tuple[int, int], float], sd: float, seed: int = 0):  #
         # them in (round_order.py): this machine's noise has no place effect.
         for task, repeat in sorted(jobs, key=lambda j: (j[0].case_index, dict(j[0].config)["k"])):
             value = means[task.case_index, dict(task.config)["k"]] * (1 + rng.gauss(0, sd))
-            out.append(
-                Measurement(
-                    bench="b",
-                    case_index=task.case_index,
-                    phase="main",
-                    params=task.params(),
-                    argv=("x",),
-                    env={},
-                    exe_sha256="",
-                    status="ok",
-                    value=value,
-                    repeat=repeat,
-                )
-            )
+            out.append(measured(task, repeat, value))
         return out
 
     return measure, calls

@@ -8,6 +8,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 import pytest
+from sample_measurement import measured
 
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import MainPlan, Task, make_config, plan_main
@@ -51,20 +52,7 @@ def _first_slow(means: dict[int, float], penalty: float, seed: int = 0):  # type
             if place == 0:
                 firsts.append(k)
             value = means[k] * (1 + (penalty if place == 0 else 0.0)) * (1 + rng.gauss(0, 0.003))
-            out.append(
-                Measurement(
-                    bench="b",
-                    case_index=0,
-                    phase="main",
-                    params=task.params(),
-                    argv=("x",),
-                    env={},
-                    exe_sha256="",
-                    status="ok",
-                    value=value,
-                    repeat=repeat,
-                )
-            )
+            out.append(measured(task, repeat, value))
         return out
 
     return measure, firsts
