@@ -33,7 +33,7 @@ from benchspace.harness.profiles.scoring import better
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.race import CaseDecision, race_tasks
-from benchspace.harness.sweep.round_order import round_order
+from benchspace.harness.sweep.round_order import interleaved
 
 CONFIRM_REPEAT = 1_000_000
 """The repeat index of a confirmation's first round."""
@@ -114,7 +114,7 @@ def confirm_tasks(
     """The confirmation's (task, repeat) pairs, round-major (interleaved), each round in an
     order of its own (harness/sweep/round_order.py: the best pick does not always go first)."""
     wanted = _picked_tasks(plan, pairs)
-    return [(t, CONFIRM_REPEAT + r) for r in range(rounds) for t in round_order(wanted, r)]
+    return interleaved(wanted, rounds, CONFIRM_REPEAT)
 
 
 def merge(

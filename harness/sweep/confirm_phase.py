@@ -27,7 +27,7 @@ from benchspace.harness.sweep.confirm import CONFIRM_REPEAT, ConfirmOptions
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.race import CaseDecision, race_tasks
-from benchspace.harness.sweep.round_order import round_order
+from benchspace.harness.sweep.round_order import interleaved
 
 PHASE_CONFIRM_REPEAT = 2 * CONFIRM_REPEAT
 """The repeat index of pre_tune phase 0's first confirmation round; phase i starts
@@ -114,7 +114,7 @@ def measure_phase_picks(
     across the phase's cases; every round under the phase's confirmation repeat indices."""
     base = first_repeat(phase_index)
     if rule is None:
-        jobs = [(t, base + r) for r in range(rounds) for t in round_order(tasks, r)]
+        jobs = interleaved(tasks, rounds, base)
         if announce is not None:
             announce(len(jobs))
         return measure(jobs), None

@@ -40,3 +40,9 @@ def round_order(jobs: Sequence[T], round_index: int, seed: int = SEED) -> list[T
     order = list(range(n))
     random.Random(f"{seed}:{n}:{block}").shuffle(order)
     return [jobs[order[(i + shift) % n]] for i in range(n)]
+
+
+def interleaved(jobs: Sequence[T], rounds: int, first_repeat: int) -> list[tuple[T, int]]:
+    """`rounds` fixed rounds of `jobs`, round-major, each in its `round_order`, paired with
+    their repeat indices (from `first_repeat`): a confirmation's rounds at fixed length."""
+    return [(j, first_repeat + r) for r in range(rounds) for j in round_order(jobs, r)]

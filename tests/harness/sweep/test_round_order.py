@@ -15,6 +15,7 @@ from benchspace.harness.plan import MainPlan, Task, make_config, plan_main
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.sweep import confirm as confirm_module
 from benchspace.harness.sweep import race as race_module
+from benchspace.harness.sweep import round_order as round_order_module
 from benchspace.harness.sweep.confirm import confirm_tasks
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.race import race_tasks
@@ -108,7 +109,7 @@ def test_a_confirmation_does_not_run_its_best_pick_first_every_round(
         assert {repeat for _, repeat in round_jobs} == {confirm_module.CONFIRM_REPEAT + r}
     leads = Counter(dict(rj[0][0].config)["k"] for rj in by_round)
     assert set(leads) == {1, 3, 4} and max(leads.values()) <= 20, leads
-    monkeypatch.setattr(confirm_module, "round_order", lambda jobs, _r: list(jobs))
+    monkeypatch.setattr(round_order_module, "round_order", lambda jobs, _r: list(jobs))
     fixed = confirm_tasks(plan, picks, rounds)
     assert {dict(fixed[3 * r][0].config)["k"] for r in range(rounds)} == {3}
 
