@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 
-from benchspace.harness.profiles.model import BenchResult, Profile, Verdict
+from benchspace.harness.profiles.model import BenchResult, PreTunePhaseResult, Profile, Verdict
 
 
 def _verdict(v: Verdict) -> str:
@@ -57,14 +58,46 @@ def case_lines(result: BenchResult) -> list[str]:
     return out
 
 
+def _params(params: Mapping[str, object]) -> str:
+    return " ".join(f"{k}={v}" for k, v in params.items())
+
+
+def phase_line(bench: str, phase: PreTunePhaseResult) -> str | None:
+    """How a pre_tune phase's winner was decided, and the combination that read better where
+    the verdict kept another (None when the profile does not say)."""
+    v = phase.decided
+    if v is None or phase.resolved_params is None:
+        return None
+    others = ""
+    if v.decided == "tie":
+        others = f", tied with {len(v.tied) - 1} others"
+    elif v.decided == "cap" and v.unbeaten:
+        others = f", {len(v.unbeaten) - 1} others unbeaten{_resolution(v)}"
+    line = f"{bench} pre_tune[{phase.phase_index}] {_params(phase.resolved_params)}: "
+    line += f"{_verdict(v)}{others}"
+    # Rows the confirmation left out carry the sweep's scores, on another scale: not compared.
+    scored = [
+        (r.score, r) for r in phase.table or () if r.score is not None and r.confirmed is not False
+    ]
+    if not scored or phase.score is None:
+        return line
+    score, read = min(scored, key=lambda pair: pair[0])
+    if dict(read.params) != dict(phase.resolved_params) and phase.score > score:
+        gap = (phase.score / score - 1.0) * 100.0
+        line += f"; kept over {_params(read.params)}, read {gap:.2f} % better, not separated"
+    return line
+
+
 def decided_lines(profile: Profile, *, label: str = "", detail: bool = True) -> list[str]:
-    """Every bench's decision line (and, with `detail`, its undecided cases)."""
+    """Every bench's decision line (and, with `detail`, its undecided cases), and how each of
+    its pre_tune phases' winners was decided."""
     lines = []
     for result in profile.results.values():
         line = bench_line(result)
-        if line is None:
-            continue
-        lines.append(f"{label}{line}")
-        if detail:
-            lines += case_lines(result)
+        if line is not None:
+            lines.append(f"{label}{line}")
+            if detail:
+                lines += case_lines(result)
+        phases = (phase_line(result.bench, phase) for phase in result.pre_tune)
+        lines += [f"{label}{text}" for text in phases if text is not None]
     return lines

@@ -59,7 +59,7 @@ def top_evidence(top: TopEntry) -> dict[str, Any]:
     return out
 
 
-def _verdict(reader: FieldReader, value: object, where: Where, params: Any) -> Verdict:
+def read_verdict(reader: FieldReader, value: object, where: Where, params: Any) -> Verdict:
     d = reader.obj(value, where)
     how = d.get("decided")
     if how not in DECISIONS:
@@ -101,7 +101,7 @@ def read_row_evidence(
         return row
     decided = None
     if m.get("decided") is not None:
-        decided = _verdict(reader, m["decided"], (*where, "decided"), params)
+        decided = read_verdict(reader, m["decided"], (*where, "decided"), params)
     selection = None
     if m.get("selection") is not None:
         s = reader.obj(m["selection"], (*where, "selection"))
@@ -122,7 +122,7 @@ def read_top_evidence(
     """`top` with the evidence keys of its JSON object `t`."""
     decided = None
     if t.get("decided") is not None:
-        decided = _verdict(reader, t["decided"], (*where, "decided"), params)
+        decided = read_verdict(reader, t["decided"], (*where, "decided"), params)
     score = reader.opt_finite(t.get("selection_score"), (*where, "selection_score"))
     if decided is None and score is None:
         return top

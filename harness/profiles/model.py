@@ -213,6 +213,10 @@ class PreTunePhaseResult:
     note: str | None = None
     table: tuple[PhaseTableRow, ...] | None = None
     """None in profiles written before the table existed (they hold only the winner)."""
+    decided: Verdict | None = None
+    """How the winner was decided (the phase's race, its confirmation's, or one look at the
+    end); ``tied`` and ``unbeaten`` list phase combinations. None in profiles written before
+    phases recorded it."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

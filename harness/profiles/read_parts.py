@@ -3,6 +3,7 @@ their tables, failures and coverage (harness/profiles/read.py reads the rest).""
 
 from __future__ import annotations
 
+from benchspace.harness.profiles.evidence import read_verdict
 from benchspace.harness.profiles.fields import FieldReader, Where
 from benchspace.harness.profiles.model import (
     Coverage,
@@ -71,6 +72,9 @@ class PartsReader(FieldReader):
             score=self.opt_number(p.get("score"), at("score")),
             note=self.opt_text(p.get("note"), at("note")),
             table=None if table is None else self.each(table, at("table"), self.table_row),
+            decided=None
+            if p.get("decided") is None
+            else read_verdict(self, p["decided"], at("decided"), self.params),
         )
 
     def table_row(self, value: object, where: Where) -> PhaseTableRow:

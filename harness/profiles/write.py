@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from benchspace.harness.jsonio import Table, write_json_atomic
-from benchspace.harness.profiles.evidence import row_evidence, top_evidence
+from benchspace.harness.profiles.evidence import row_evidence, top_evidence, verdict_data
 from benchspace.harness.profiles.model import (
     PROFILE_FORMAT,
     PROFILE_VERSION,
@@ -108,6 +108,8 @@ def phase_data(phase: PreTunePhaseResult) -> dict[str, Any]:
         entry["note"] = phase.note
     if phase.table is not None:
         entry["table"] = [_table_row(row) for row in phase.table]
+    if phase.decided is not None:
+        entry["decided"] = verdict_data(phase.decided)
     return entry
 
 

@@ -12,7 +12,9 @@ from benchspace.harness.profiles.results import phase_table
 from benchspace.harness.profiles.scoring import aggregate, score_configs, winner
 from benchspace.harness.spaces.model import Bench
 from benchspace.harness.sweep.confirm_phase import PhaseConfirm, confirmed_table, phase_picks
+from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import settled_phase
+from benchspace.harness.sweep.phase_verdict import phase_decisions, phase_verdict
 from benchspace.harness.sweep.race import CaseDecision, Racing
 
 
@@ -24,12 +26,16 @@ def pre_tune_phases(
     racing: Racing | None,
     label: Callable[[str], None],
     confirm: PhaseConfirm | None = None,
+    rule: RaceRule | None = None,
 ) -> tuple[dict[str, ParamValue], list[PreTunePhaseResult], list[Measurement]]:
     """Run the bench's pre-tune phases in order: each phase's winner (over its cases) is fixed
     for the next phases and the main sweep. Returns the resolved values, one summary per phase
     run, and every measurement; a phase where no combination succeeded in every case ends
     them (its summary has no resolved values). With `confirm`, each phase's picks are re-timed
-    and its winner and figures come from those rounds (module docstring)."""
+    and its winner and figures come from those rounds (module docstring). Each winner says how
+    it was decided (harness/sweep/phase_verdict.py): by the race, or by one look under `rule`
+    (the bench's: confidence and margin) at the rounds that gave its figures."""
+    rule = rule or RaceRule()
     resolved: dict[str, ParamValue] = {}
     summaries: list[PreTunePhaseResult] = []
     measured: list[Measurement] = []
@@ -51,7 +57,7 @@ def pre_tune_phases(
             figures = _figures(plan, cms)
             again = score_configs(figures[0], plan.cases, bench.direction)
             if again:  # else every re-timed attempt failed: the sweep's figures stand
-                (per_case, stats), scores, raced = figures, again, confirmed
+                (per_case, stats), scores, raced, ms = figures, again, confirmed, cms
                 table = confirmed_table(table, phase_table(plan, stats, scores), picks)
         if not scores:
             summaries.append(
@@ -70,6 +76,8 @@ def pre_tune_phases(
         best = winner(scores)
         best = settled_phase(plan, raced, racing, bench.name, best)
         resolved.update(dict(best))
+        decisions = raced if raced is not None else phase_decisions(plan, ms, bench.direction, rule)
+        counts = {c: stats[c, best].n for c in plan.cases if (c, best) in stats}
         summaries.append(
             PreTunePhaseResult(
                 phase_index=index,
@@ -79,6 +87,7 @@ def pre_tune_phases(
                 values=tuple(per_case[c][best] for c in plan.cases),
                 score=scores[best],
                 table=table,
+                decided=phase_verdict(plan, decisions, best, counts),
             )
         )
     return resolved, summaries, measured

@@ -302,6 +302,15 @@ def decide_rows(
                 entry = (make_config(row.params), list(row.samples))
                 by_case.setdefault(row.case_index, []).append(entry)
         groups = by_case.items()
+    return decide_groups(groups, direction, rule)
+
+
+def decide_groups(
+    groups: Iterable[tuple[int, Sequence[tuple[Config, Sequence[float]]]]],
+    direction: str,
+    rule: RaceRule,
+) -> dict[int, CaseDecision]:
+    """Each case's decision from its configurations' samples (one look at the end)."""
     out = {}
     for c, entries in groups:
         tasks = [Task(bench="", case_index=c, phase="main", config=config) for config, _ in entries]

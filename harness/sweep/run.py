@@ -185,7 +185,8 @@ def _pre_tune(
     measure_round = round_measurer(bench, sweep, exe_path, exe_sha, options.run, options.timeout_s)
     race = None if options.racing is None else options.racing.rule
     confirm = phase_confirm(bench, options.confirm, race, measure_round, sweep.progress.add_total)
-    return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label, confirm)
+    rule = rule_for(options.racing, _repeats(bench, options))
+    return pre_tune_phases(bench, measure, options.racing, sweep.progress.set_label, confirm, rule)
 
 
 def tune_bench(bench: Bench, sweep: Sweep, options: TuneOptions) -> tuple[BenchResult | None, str]:

@@ -141,6 +141,8 @@ def test_tune_confirms_a_pre_tune_phase_end_to_end(
     assert done.returncode == 0, done.stderr
     phase = json.loads((tmp_path / "p.json").read_text())["results"][0]["pre_tune"][0]
     assert phase["resolved_params"] == {"k": 1}
+    assert phase["decided"]["decided"] in ("separated", "tie", "cap")
+    assert phase["decided"]["rounds"] >= 3  # the confirmation's race, from its first rounds
     rows = {row["params"]["k"]: row for row in phase["table"]}
     assert rows[1]["confirmed"] is True and rows[2]["confirmed"] is True
     assert rows[0]["confirmed"] is False and rows[3]["confirmed"] is False
@@ -208,3 +210,4 @@ def test_a_confirmed_phase_races_the_incumbent_and_beats_it(
     confirmed = sorted(row["params"]["k"] for row in phase["table"] if row["confirmed"])
     assert confirmed == [1, 2], done.stderr
     assert phase["resolved_params"] == {"k": 1}
+    assert phase["decided"]["decided"] == "separated"  # the incumbent beaten, by the race
