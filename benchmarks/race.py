@@ -357,6 +357,15 @@ def headers_differ(profiles: list[Path], work: Path) -> bool:
 
     for i, profile in enumerate(profiles):
         print(line(f"  retune {i}", cap_resolutions(profile)))
+    from benchspace.harness.profiles.decided_format import phase_line
+    from benchspace.harness.profiles.read import load_profile
+
+    for i, profile in enumerate(profiles):  # the header values a pre_tune phase decides
+        for result in load_profile(profile).results.values():
+            for phase in result.pre_tune:
+                text = phase_line(result.bench, phase)
+                if text is not None:
+                    print(f"  retune {i}: {text}")
     return differ == 0
 
 
