@@ -19,7 +19,13 @@ from typing import Literal
 
 from benchspace.generators.gain import Gain, bucket_gain
 from benchspace.generators.header_parse import ParsedHeader
-from benchspace.generators.ties import settled, unbeaten_values, unresolved
+from benchspace.generators.ties import (
+    phase_standing,
+    phase_unresolved_note,
+    settled,
+    unbeaten_values,
+    unresolved_notes,
+)
 from benchspace.generators.value_cells import case_best, value_cells
 from benchspace.harness.cxx_types import CxxType, cxx_type, normalise
 from benchspace.harness.errors import HeaderError, json_path
@@ -232,6 +238,10 @@ def _choose_bucket(
             # The race's (or confirmation's) verdicts did not separate them: the incumbent
             # stays, or among values shown tied the canonical one (generators/ties.py).
             challenger, winner = winner, pick
+    if pre_tuned(space, source) and (standing := phase_standing(result, source.param, convert)):
+        verdicts = True  # the phase's own verdict settles it: the incumbent stays if standing
+        if keep_incumbent and incumbent in standing and winner != incumbent:
+            challenger, winner = winner, incumbent
     if keep_incumbent and incumbent is not None and winner != incumbent and not verdicts:
         if pre_tuned(space, source) and result.phase_rows:
             # The alternatives ran in the pre_tune phase: judge on the phase's table.
@@ -320,7 +330,9 @@ def choose_header(
                     )
                 if not choice.pre_tuned:
                     result = profile.results[source.bench]
-                    notes += _unresolved_notes(constant.name, choice, result, cases)
+                    notes += unresolved_notes(
+                        f"{constant.name}_{bucket}", choice.value, source.param, result, cases
+                    )
                 choices.append(choice)
                 continue
             value = _fallback(space, i, ctype, b)
@@ -353,23 +365,12 @@ def choose_header(
                 f"{constant.name}: {source.bench}.{source.param} is pre-tuned (on cases {on}); "
                 "every bucket it decides takes that one winner"
             )
+            value = next(c.value for c in choices if c.source == source)
+            result = profile.results[source.bench]
+            note = phase_unresolved_note(constant.name, value, source.param, result)
+            notes += [] if note is None else [note]
         constants.append(ConstantChoice(constant=constant, ctype=ctype, buckets=tuple(choices)))
     return HeaderModel(spec=spec, constants=tuple(constants), notes=tuple(notes))
-
-
-def _unresolved_notes(
-    name: str, choice: BucketChoice, result: BenchResult, cases: tuple[Case, ...]
-) -> list[str]:
-    """A note per case of the bucket whose cap could not resolve the margin between values of
-    the bucket's parameter (generators/ties.py, :func:`unresolved`)."""
-    assert choice.source is not None
-    param = choice.source.param
-    return [
-        f"{name}_{choice.bucket}: {choice.value!r} stands on a cap: case {case} left {param} "
-        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
-        f"margin would take ~{rounds} rounds); a retune may pick another of them"
-        for case, values, gap, rounds in unresolved(result, cases, param)
-    ]
 
 
 Holds = Mapping[tuple[str, str], tuple[Value, str]]

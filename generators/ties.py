@@ -11,13 +11,17 @@ The values of the bucket's parameter standing in every case are the bucket's unb
   a canonical choice among values shown equivalent, the same whichever measured fastest;
 - else nothing is settled here (a ``cap`` without the incumbent: the best score wins, as the
   header model scores it; a ``cap``'s unbeaten set may hold values that merely lacked samples).
+
+A pre-tuned parameter (one winner from its pre_tune phase, for every bucket) is settled by the
+phase's own verdict (its ``decided``) the same way: the incumbent stays when that verdict left
+it standing, and is replaced when the phase beat it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from benchspace.harness.profiles.model import BenchResult, MeasurementRow
+from benchspace.harness.profiles.model import BenchResult, MeasurementRow, PreTunePhaseResult
 from benchspace.harness.spaces.model import Case
 from benchspace.harness.values import Value
 
@@ -107,3 +111,65 @@ def unresolved(
         if len(values) > 1:
             out.append((case.index, values, v.resolves_pct, v.rounds_for_margin))
     return out
+
+
+def unresolved_notes(
+    name: str, value: Value, param: str, result: BenchResult, cases: Sequence[Case]
+) -> list[str]:
+    """A note per case of the bucket `name` whose cap could not resolve the margin between
+    values of its parameter (:func:`unresolved`)."""
+    return [
+        f"{name}: {value!r} stands on a cap: case {case} left {param} "
+        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
+        f"margin would take ~{rounds} rounds); a retune may pick another of them"
+        for case, values, gap, rounds in unresolved(result, cases, param)
+    ]
+
+
+def tuning_phase(result: BenchResult, param: str) -> PreTunePhaseResult | None:
+    """The pre_tune phase that resolved `param`, when the profile says how (its ``decided``)."""
+    return next(
+        (
+            p
+            for p in result.pre_tune
+            if param in p.params and p.decided is not None and p.resolved_params is not None
+        ),
+        None,
+    )
+
+
+def phase_standing(
+    result: BenchResult, param: str, convert: Callable[[object], Value]
+) -> set[Value] | None:
+    """The values of a pre-tuned `param` its phase's verdict left standing (the tied, the
+    unbeaten, or the winner alone); None when the profile does not say."""
+    phase = tuning_phase(result, param)
+    if phase is None or phase.decided is None or phase.resolved_params is None:
+        return None
+    v = phase.decided
+    combos: Sequence[Mapping[str, object]] = (phase.resolved_params,)
+    if v.decided == "tie" and v.tied:
+        combos = v.tied
+    elif v.decided == "cap" and v.unbeaten:
+        combos = v.unbeaten
+    return {convert(c[param]) for c in combos if c.get(param) is not None}
+
+
+def phase_unresolved_note(name: str, value: Value, param: str, result: BenchResult) -> str | None:
+    """A note when the pre_tune phase deciding constant `name` (a pre-tuned `param`) ended at
+    a cap that left several of its values unbeaten, short of resolving the margin."""
+    phase = tuning_phase(result, param)
+    v = None if phase is None else phase.decided
+    if v is None or v.decided != "cap" or v.resolves_pct is None:
+        return None
+    if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
+        return None
+    values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
+    if len(values) < 2:
+        return None
+    return (
+        f"{name}: {value!r} stands on a cap of its pre_tune phase: {param} "
+        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over "
+        f"{v.resolves_pct:.1f} % (the margin would take ~{v.rounds_for_margin} rounds); a "
+        "retune may pick another of them"
+    )

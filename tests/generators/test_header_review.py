@@ -232,3 +232,50 @@ def test_a_pre_tuned_constant_is_judged_on_its_phase_table(
     rel = 0.01 / 3**0.5  # stdev / value / sqrt(n), the same for both
     assert cutoff.noise == pytest.approx(2 * (2 * rel**2) ** 0.5)
     assert cutoff.flags == ("pre-tuned",)
+
+
+def _phase_decided(decided: dict[str, object] | None, table_sd: float) -> Profile:
+    """demo_like.json with the sort phase's table (16 measured 2.5 % faster than 32, at
+    `table_sd` relative stdev over 3 repeats) and its verdict `decided`."""
+    data = json.loads((PROFILES / "demo_like.json").read_text())
+    sort = next(r for r in data["results"] if r["bench"] == "sort")
+    phase = sort["pre_tune"][0]
+    phase["table"] = [
+        {"params": {"cutoff": c}, "values": [v], "stdevs": [v * table_sd], "n": [3], "score": s}
+        for c, v, s in ((8, 2100.0, 1.05), (16, 2000.0, 1.0), (32, 2050.0, 1.025))
+    ]
+    if decided is not None:
+        phase["decided"] = decided
+    sha256 = load_profile(PROFILES / "demo_like.json").sha256
+    return parse_profile(data, source="p.json", sha256=sha256)
+
+
+def test_a_pre_tuned_constant_is_settled_by_its_phase_verdict(demo_space: Space) -> None:
+    """The checked-in header ships cutoff 32. The phase's verdict settles it, as a case's
+    verdict settles a swept value: a cap that left 32 unbeaten keeps it (and a note says the
+    cap could not resolve the margin); a phase that separated 16 replaces it, even where the
+    table's spread alone (5 % stdev) would have kept 32; without a verdict the spread rule
+    judges, as before."""
+    buckets = ("TINY", "SMALL", "MEDIUM", "LARGE")  # XLARGE has no case: the fallback
+    incumbents = {"SORT_INSERTION_CUTOFF": dict.fromkeys(buckets, 32)}
+
+    def cutoff(profile: Profile) -> tuple[set[object], tuple[str, ...]]:
+        model = choose_header(demo_space, profile, incumbents, keep_incumbents=True)
+        choice = next(c for c in model.constants if c.constant.name == "SORT_INSERTION_CUTOFF")
+        return {b.value for b in choice.buckets if b.origin == "profile"}, model.notes
+
+    cap = {"decided": "cap", "confidence": 0.95, "samples": 30, "rounds": 30,
+           "unbeaten": [{"cutoff": 16}, {"cutoff": 32}], "resolves_pct": 6.6,
+           "rounds_for_margin": 999}  # fmt: skip
+    values, notes = cutoff(_phase_decided(cap, 0.001))
+    assert values == {32}
+    assert notes[-1] == (
+        "SORT_INSERTION_CUTOFF: 32 stands on a cap of its pre_tune phase: cutoff 16, 32 "
+        "unbeaten, resolving only gaps over 6.6 % (the margin would take ~999 rounds); a "
+        "retune may pick another of them"
+    )
+    separated = {"decided": "separated", "confidence": 0.95, "samples": 30, "rounds": 30}
+    values, notes = cutoff(_phase_decided(separated, 0.05))
+    assert values == {16} and not [n for n in notes if "stands on a cap" in n]
+    assert cutoff(_phase_decided(None, 0.05))[0] == {32}  # the spread: within the noise
+    assert cutoff(_phase_decided(None, 0.001))[0] == {16}  # beyond it
