@@ -11,11 +11,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
+from phase_space import SPACE, phase_bench
 
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config, plan_pre_tune
 from benchspace.harness.profiles.read import load_profile
-from benchspace.harness.spaces.load import load_space
 from benchspace.harness.store import Store
 from benchspace.harness.sweep.confirm_phase import (
     PhaseConfirm,
@@ -33,18 +33,6 @@ MEANS = {
     for k in range(4)
     for j in range(2)
 }
-SPACE = {
-    "bench": "noisy",
-    "exe": "noisy",
-    "metric": "Time (µs) / matrix",
-    "arg_spec": ["c", "k", "j"],
-    "pre_tune": [{"params": {"k": [0, 1, 2, 3]}, "cases": [0, 1]}],
-    "cases": [{"fixed": {"c": c}, "tune": {"j": [0, 1]}} for c in range(2)],
-}
-
-
-def _bench(write_space: Callable[..., Path]):  # type: ignore[no-untyped-def]
-    return load_space(write_space([SPACE])).benches[0]
 
 
 def _value(task: Task, table: dict[int, float]) -> float:
@@ -67,7 +55,7 @@ def test_the_phase_winner_comes_from_the_confirmation(
     and the incumbent (k = 3) and reads k = 1 fastest: the phase resolves k = 1, its score and
     values are the confirmation's, the table keeps each re-timed combination's selection
     score, and k = 2, left out, keeps the sweep's figures, marked not confirmed."""
-    bench = _bench(write_space)
+    bench = phase_bench(write_space)
     lucky = {0: 90.0, 1: 95.0, 2: 99.0, 3: 120.0}
     fresh = {0: 104.0, 1: 100.0, 2: 99.0, 3: 118.0}
     timed: list[tuple[int, list[object]]] = []
@@ -101,7 +89,7 @@ def test_the_phase_winner_comes_from_the_confirmation(
 def test_picks_are_the_top_k_and_the_incumbent_in_grid_order(
     write_space: Callable[..., Path],
 ) -> None:
-    bench = _bench(write_space)
+    bench = phase_bench(write_space)
     plan = plan_pre_tune(bench, 0, {})
     scores = {make_config({"k": k}): s for k, s in enumerate([1.2, 1.0, 1.05, 1.3])}
     assert phase_picks(plan, scores, 2, {}) == [make_config({"k": 1}), make_config({"k": 2})]

@@ -9,6 +9,9 @@ import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from phase_space import phase_bench
+from sample_measurement import measured
+
 from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config, plan_pre_tune
 from benchspace.harness.profiles.decided_format import decided_lines, phase_line
@@ -22,25 +25,11 @@ from benchspace.harness.profiles.model import (
 )
 from benchspace.harness.profiles.read import load_profile
 from benchspace.harness.profiles.write import write_profile
-from benchspace.harness.spaces.load import load_space
 from benchspace.harness.sweep.decide import RaceRule
 from benchspace.harness.sweep.incumbents import incumbent_task
 from benchspace.harness.sweep.phase_verdict import phase_decisions, phase_verdict
 from benchspace.harness.sweep.pre_tune import pre_tune_phases
 from benchspace.harness.sweep.race import CaseDecision, Racing, race_tasks
-
-SPACE = {
-    "bench": "noisy",
-    "exe": "noisy",
-    "metric": "Time (µs) / matrix",
-    "arg_spec": ["c", "k", "j"],
-    "pre_tune": [{"params": {"k": [0, 1, 2, 3]}, "cases": [0, 1]}],
-    "cases": [{"fixed": {"c": c}, "tune": {"j": [0, 1]}} for c in range(2)],
-}
-
-
-def _bench(write_space: Callable[..., Path]):  # type: ignore[no-untyped-def]
-    return load_space(write_space([SPACE])).benches[0]
 
 
 def _measured(
@@ -53,16 +42,14 @@ def _measured(
         k = dict(task.config)["k"]
         draw = random.Random(f"{seed}/{task.case_index}/{k}/{repeat}").gauss(0.0, noise)
         value = means[k] * (task.case_index + 1) * math.exp(draw)
-        out.append(Measurement(bench="noisy", case_index=task.case_index, phase=task.phase,
-                               params=task.params(), argv=("noisy",), env={}, exe_sha256="",
-                               status="ok", repeat=repeat, value=value))  # fmt: skip
+        out.append(measured(task, repeat, value))
     return out
 
 
 def test_a_fixed_sweep_phase_is_decided_by_one_look(write_space: Callable[..., Path]) -> None:
     """Without a race, the phase's rounds get one look at the end: k = 1 beats the rest by
     8 % and more at 0.5 % noise, over 6 rounds in both cases: ``separated``, 12 samples."""
-    bench = _bench(write_space)
+    bench = phase_bench(write_space)
     means = {0: 115.0, 1: 100.0, 2: 108.0, 3: 130.0}
 
     def measure(
@@ -84,7 +71,7 @@ def test_a_raced_phase_keeps_the_incumbent_it_could_not_beat(
     race drops k = 0 and k = 2 (8 % and more slower) and ends at the cap with k = 1 and k = 3
     unbeaten. The phase keeps k = 3, its verdict says ``cap`` with one other unbeaten, and the
     review line names k = 1, which read better, as not separated."""
-    bench = _bench(write_space)
+    bench = phase_bench(write_space)
     means = {0: 112.0, 1: 100.0, 2: 108.0, 3: 100.3}
     incumbents = {0: {"k": 3}, 1: {"k": 3}}
     rule = RaceRule(cap=8)
@@ -122,7 +109,7 @@ def test_a_winner_some_case_did_not_leave_standing_is_a_cap(
     """Fixed repeats, two phase cases that disagree: case 0 separates k = 1, case 1 separates
     k = 2; the cross-case score picks one of them, which the other case beat: ``cap``, with
     no combination named unbeaten (the scores, not a verdict, chose it)."""
-    bench = _bench(write_space)
+    bench = phase_bench(write_space)
     plan = plan_pre_tune(bench, 0, {})
 
     def value(task: Task, repeat: int) -> float:
@@ -130,12 +117,7 @@ def test_a_winner_some_case_did_not_leave_standing_is_a_cap(
         best = 1 if task.case_index == 0 else 2
         return (100.0 if k == best else 120.0 + k) * (1 + 0.001 * (repeat % 2))
 
-    ms = [
-        Measurement(bench="noisy", case_index=t.case_index, phase=t.phase, params=t.params(),
-                    argv=("noisy",), env={}, exe_sha256="", status="ok", repeat=r,
-                    value=value(t, r))
-        for r in range(5) for _, t in plan.tasks
-    ]  # fmt: skip
+    ms = [measured(t, r, value(t, r)) for r in range(5) for _, t in plan.tasks]
     decisions = phase_decisions(plan, ms, "min", RaceRule(cap=5))
     assert {c: d.decided for c, d in decisions.items()} == {0: "separated", 1: "separated"}
     verdict = phase_verdict(plan, decisions, make_config({"k": 1}), {0: 5, 1: 5})
