@@ -14,6 +14,9 @@ invocations, and does ``tune --confirm`` take the winner's curse out of the figu
    their own) measures the gap, and the gap read off the fixed-repeat run is printed beside.
    Beside the criterion, its own noise: a second ``--repeats 10`` sweep of the demo judged
    against the first the same way (how often two fixed sweeps disagree beyond the margin).
+   Each run's pre_tune phases say how they decided their winner (the demo's sort cutoff): the
+   race's phase keeps the checked-in value unless it beats it (harness/sweep/incumbents.py),
+   where the fixed sweep, which judges no incumbent, takes the best median.
 2. 20 near-ties (means within 0.95 %, a known best, 2 % noise) on 8 cases: ``tune --repeats 3
    --confirm 3 --confirm-rounds 10``: the mean relative error of each case's reported best
    against its true mean, from the selection figures and from the confirmation's.
@@ -176,6 +179,9 @@ def compare_race(
         print(f"{key[0] + ' ' + str(key[1]):<12}{_params(fp):<28}{_params(rp):<28}"
               f"{cells[0]:>18}{cells[1]:>28}  "
               f"{rd.get('decided')} ({rd.get('samples')}){_resolves(rd)}")  # fmt: skip
+    for name, profile in (("fixed", fixed_p), ("race", race_p)):
+        for text in phase_lines(profile):  # the values a pre_tune phase fixed for every case
+            print(f"  {name}: {text}")
     if truth is None:
         _fixed_again(label, space, build, work, env, fixed)
     share = n_race / n_fixed
@@ -357,16 +363,21 @@ def headers_differ(profiles: list[Path], work: Path) -> bool:
 
     for i, profile in enumerate(profiles):
         print(line(f"  retune {i}", cap_resolutions(profile)))
+    for i, profile in enumerate(profiles):  # the header values a pre_tune phase decides
+        for text in phase_lines(profile):
+            print(f"  retune {i}: {text}")
+    return differ == 0
+
+
+def phase_lines(profile: Path) -> list[str]:
+    """How each pre_tune phase of the profile decided its winner (review's lines)."""
     from benchspace.harness.profiles.decided_format import phase_line
     from benchspace.harness.profiles.read import load_profile
 
-    for i, profile in enumerate(profiles):  # the header values a pre_tune phase decides
-        for result in load_profile(profile).results.values():
-            for phase in result.pre_tune:
-                text = phase_line(result.bench, phase)
-                if text is not None:
-                    print(f"  retune {i}: {text}")
-    return differ == 0
+    lines = []
+    for result in load_profile(profile).results.values():
+        lines += [t for p in result.pre_tune if (t := phase_line(result.bench, p)) is not None]
+    return lines
 
 
 def main() -> int:
