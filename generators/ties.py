@@ -21,7 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 
-from benchspace.harness.profiles.model import BenchResult, MeasurementRow, PreTunePhaseResult
+from benchspace.harness.profiles.model import (
+    BenchResult,
+    MeasurementRow,
+    PreTunePhaseResult,
+    Verdict,
+)
 from benchspace.harness.spaces.model import Case
 from benchspace.harness.values import Value
 
@@ -102,15 +107,21 @@ def unresolved(
     out: list[tuple[int, tuple[object, ...], float, int]] = []
     for case in cases:
         row = bests.get(case.index)
-        v = None if row is None else row.decided
-        if v is None or v.decided != "cap" or v.resolves_pct is None:
-            continue
-        if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
-            continue
-        values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
-        if len(values) > 1:
-            out.append((case.index, values, v.resolves_pct, v.rounds_for_margin))
+        found = _coarse_cap(None if row is None else row.decided, param)
+        if found is not None:
+            out.append((case.index, *found))
     return out
+
+
+def _coarse_cap(v: Verdict | None, param: str) -> tuple[tuple[object, ...], float, int] | None:
+    """A cap's unbeaten values of `param` (two or more), what it resolves and the rounds the
+    margin would take, when it resolved less than the margin; else None."""
+    if v is None or v.decided != "cap" or v.resolves_pct is None:
+        return None
+    if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
+        return None
+    values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
+    return (values, v.resolves_pct, v.rounds_for_margin) if len(values) > 1 else None
 
 
 def unresolved_notes(
@@ -159,17 +170,12 @@ def phase_unresolved_note(name: str, value: Value, param: str, result: BenchResu
     """A note when the pre_tune phase deciding constant `name` (a pre-tuned `param`) ended at
     a cap that left several of its values unbeaten, short of resolving the margin."""
     phase = tuning_phase(result, param)
-    v = None if phase is None else phase.decided
-    if v is None or v.decided != "cap" or v.resolves_pct is None:
+    found = _coarse_cap(None if phase is None else phase.decided, param)
+    if found is None:
         return None
-    if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
-        return None
-    values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
-    if len(values) < 2:
-        return None
+    values, gap, rounds = found
     return (
         f"{name}: {value!r} stands on a cap of its pre_tune phase: {param} "
-        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over "
-        f"{v.resolves_pct:.1f} % (the margin would take ~{v.rounds_for_margin} rounds); a "
-        "retune may pick another of them"
+        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
+        f"margin would take ~{rounds} rounds); a retune may pick another of them"
     )

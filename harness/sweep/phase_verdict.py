@@ -18,10 +18,8 @@ from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Config, ParamValue, PreTunePlan
 from benchspace.harness.profiles.model import Verdict
 from benchspace.harness.profiles.scoring import aggregate
-from benchspace.harness.sweep.decide import RaceRule
+from benchspace.harness.sweep.decide import DECISIONS, RaceRule
 from benchspace.harness.sweep.race import CaseDecision, decide_groups, standing
-
-_RANK = {"separated": 0, "tie": 1, "cap": 2}
 
 
 def phase_decisions(
@@ -60,7 +58,7 @@ def phase_verdict(
     def combos(configs: Sequence[Config]) -> tuple[dict[str, ParamValue], ...]:
         return tuple(dict(combo_of[c]) for c in configs if c in combo_of)
 
-    weakest = max(known, key=lambda d: _RANK[d.decided])
+    weakest = max(known, key=lambda d: DECISIONS.index(d.decided))
     held = all(best in {combo_of.get(c) for c in standing(d)} for d in known)
     resolution = weakest.resolution if held else None
     return Verdict(
