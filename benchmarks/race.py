@@ -201,7 +201,9 @@ def _resolves(decided: Mapping[str, Any]) -> str:
         return ""
     needs = decided.get("rounds_for_margin")
     tail = "" if needs is None else f", {MARGIN:g} % needs ~{needs}"
-    return f" resolves {decided['resolves_pct']:.1f} %{tail}"
+    read = decided.get("read_pct")
+    gap = "" if read is None else f" (read {read:.1f} %)"
+    return f" resolves {decided['resolves_pct']:.1f} %{gap}{tail}"
 
 
 def _params(params: dict[str, Any]) -> str:

@@ -98,13 +98,13 @@ def tie_keeps(
 
 def unresolved(
     result: BenchResult, cases: Sequence[Case], param: str
-) -> list[tuple[int, tuple[object, ...], float, int]]:
+) -> list[tuple[int, tuple[object, ...], Verdict]]:
     """The bucket's cases whose cap left several values of `param` unbeaten at a resolution
     coarser than the margin (more rounds than it ran would resolve it: the profile's
-    ``rounds_for_margin``): (case, the unbeaten values, what the cap resolves in per cent, the
-    rounds the margin would take). A retune may stand by another of those values."""
+    ``rounds_for_margin``): (case, the unbeaten values, the case's verdict). A retune may
+    stand by another of those values."""
     bests = {row.case_index: row for row in result.per_case_best}
-    out: list[tuple[int, tuple[object, ...], float, int]] = []
+    out: list[tuple[int, tuple[object, ...], Verdict]] = []
     for case in cases:
         row = bests.get(case.index)
         found = _coarse_cap(None if row is None else row.decided, param)
@@ -113,15 +113,25 @@ def unresolved(
     return out
 
 
-def _coarse_cap(v: Verdict | None, param: str) -> tuple[tuple[object, ...], float, int] | None:
-    """A cap's unbeaten values of `param` (two or more), what it resolves and the rounds the
-    margin would take, when it resolved less than the margin; else None."""
+def _coarse_cap(v: Verdict | None, param: str) -> tuple[tuple[object, ...], Verdict] | None:
+    """A cap's unbeaten values of `param` (two or more) and the verdict, when it resolved less
+    than the margin; else None."""
     if v is None or v.decided != "cap" or v.resolves_pct is None:
         return None
     if v.rounds_for_margin is None or v.rounds_for_margin <= v.rounds:
         return None
     values = tuple(dict.fromkeys(p.get(param) for p in v.unbeaten if p.get(param) is not None))
-    return (values, v.resolves_pct, v.rounds_for_margin) if len(values) > 1 else None
+    return (values, v) if len(values) > 1 else None
+
+
+def _unresolved_words(param: str, values: Sequence[object], v: Verdict) -> str:
+    """ "<param> <values> unbeaten, resolving only gaps over X % (...)" of a coarse cap."""
+    read = "" if v.read_pct is None else f"they read within {v.read_pct:.1f} %; "
+    return (
+        f"{param} {', '.join(map(repr, values))} unbeaten, resolving only gaps over "
+        f"{v.resolves_pct:.1f} % ({read}the margin would take ~{v.rounds_for_margin} rounds); "
+        "a retune may pick another of them"
+    )
 
 
 def unresolved_notes(
@@ -130,10 +140,8 @@ def unresolved_notes(
     """A note per case of the bucket `name` whose cap could not resolve the margin between
     values of its parameter (:func:`unresolved`)."""
     return [
-        f"{name}: {value!r} stands on a cap: case {case} left {param} "
-        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
-        f"margin would take ~{rounds} rounds); a retune may pick another of them"
-        for case, values, gap, rounds in unresolved(result, cases, param)
+        f"{name}: {value!r} stands on a cap: case {case} left {_unresolved_words(param, values, v)}"
+        for case, values, v in unresolved(result, cases, param)
     ]
 
 
@@ -173,9 +181,6 @@ def phase_unresolved_note(name: str, value: Value, param: str, result: BenchResu
     found = _coarse_cap(None if phase is None else phase.decided, param)
     if found is None:
         return None
-    values, gap, rounds = found
-    return (
-        f"{name}: {value!r} stands on a cap of its pre_tune phase: {param} "
-        f"{', '.join(map(repr, values))} unbeaten, resolving only gaps over {gap:.1f} % (the "
-        f"margin would take ~{rounds} rounds); a retune may pick another of them"
-    )
+    values, v = found
+    words = _unresolved_words(param, values, v)
+    return f"{name}: {value!r} stands on a cap of its pre_tune phase: {words}"

@@ -16,8 +16,9 @@ def _resolution(v: Verdict) -> str:
     """What the cap could resolve (empty when the profile does not say)."""
     if v.resolves_pct is None:
         return ""
+    read = "" if v.read_pct is None else f"; they read within {v.read_pct:.1f} % of the best"
     rounds = "" if v.rounds_for_margin is None else f"; the margin: ~{v.rounds_for_margin} rounds"
-    return f" (the cap resolves gaps over {v.resolves_pct:.1f} %{rounds})"
+    return f" (the cap resolves gaps over {v.resolves_pct:.1f} %{read}{rounds})"
 
 
 def bench_line(result: BenchResult) -> str | None:
@@ -84,7 +85,10 @@ def phase_line(bench: str, phase: PreTunePhaseResult) -> str | None:
     score, read = min(scored, key=lambda pair: pair[0])
     if dict(read.params) != dict(phase.resolved_params) and phase.score > score:
         gap = (phase.score / score - 1.0) * 100.0
-        line += f"; kept over {_params(read.params)}, read {gap:.2f} % better, not separated"
+        line += (
+            f"; kept over {_params(read.params)}, whose medians read {gap:.2f} % better, "
+            "not separated"
+        )
     return line
 
 

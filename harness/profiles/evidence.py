@@ -33,6 +33,8 @@ def verdict_data(v: Verdict) -> dict[str, Any]:
         out["resolves_pct"] = v.resolves_pct
     if v.rounds_for_margin is not None:
         out["rounds_for_margin"] = v.rounds_for_margin
+    if v.read_pct is not None:
+        out["read_pct"] = v.read_pct
     return out
 
 
@@ -71,11 +73,7 @@ def read_verdict(reader: FieldReader, value: object, where: Where, params: Any) 
     unbeaten = tuple(
         params(t, (*where, "unbeaten", i)) for i, t in enumerate(d.get("unbeaten") or [])
     )
-    resolves = d.get("resolves_pct")
-    if resolves is not None:
-        resolves = reader.finite(resolves, (*where, "resolves_pct"))
-        if resolves < 0:
-            raise reader.fail((*where, "resolves_pct"), resolves, "a gap of 0 % or more")
+    resolves, read = (_gap(reader, d, where, key) for key in ("resolves_pct", "read_pct"))
     margin_rounds = d.get("rounds_for_margin")
     return Verdict(
         decided=str(how),
@@ -85,12 +83,24 @@ def read_verdict(reader: FieldReader, value: object, where: Where, params: Any) 
         tied=tied,
         unbeaten=unbeaten,
         resolves_pct=resolves,
+        read_pct=read,
         rounds_for_margin=(
             None
             if margin_rounds is None
             else reader.index(margin_rounds, (*where, "rounds_for_margin"))
         ),
     )
+
+
+def _gap(reader: FieldReader, d: Mapping[str, Any], where: Where, key: str) -> float | None:
+    """An optional gap in per cent (0 or more) of a ``decided`` record."""
+    gap = d.get(key)
+    if gap is None:
+        return None
+    gap = reader.finite(gap, (*where, key))
+    if gap < 0:
+        raise reader.fail((*where, key), gap, "a gap of 0 % or more")
+    return gap
 
 
 def read_row_evidence(

@@ -72,6 +72,9 @@ class Verdict:
     rounds_for_margin: int | None = None
     """With ``resolves_pct``: about how many rounds the race's margin would take at that
     noise."""
+    read_pct: float | None = None
+    """With ``resolves_pct``: the widest gap by which an unbeaten configuration read slower
+    than the leader, on the test's scale (None in profiles written before it)."""
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)

@@ -69,5 +69,6 @@ def phase_verdict(
         tied=combos(weakest.tied) if held else (),
         unbeaten=combos(weakest.unbeaten) if held else (),
         resolves_pct=None if resolution is None else resolution.resolves_pct,
+        read_pct=None if resolution is None else resolution.read_pct,
         rounds_for_margin=None if resolution is None else resolution.rounds_for_margin,
     )

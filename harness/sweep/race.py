@@ -339,6 +339,7 @@ def with_decisions(result: BenchResult, decisions: Mapping[int, CaseDecision]) -
             tied=tuple(dict(t) for t in d.tied),
             unbeaten=tuple(dict(t) for t in d.unbeaten),
             resolves_pct=None if d.resolution is None else d.resolution.resolves_pct,
+            read_pct=None if d.resolution is None else d.resolution.read_pct,
             rounds_for_margin=None if d.resolution is None else d.resolution.rounds_for_margin,
         )
         bests.append(replace(row, decided=verdict))

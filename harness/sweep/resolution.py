@@ -35,6 +35,13 @@ class Resolution:
     """About how many rounds would resolve the race's margin at that noise, at the same level
     (the standard error shrinking as one over the square root of the rounds); None with a
     margin of 0, which no number of rounds resolves."""
+    read_pct: float = 0.0
+    """The widest gap by which an unbeaten survivor read slower than the leader on the same
+    scale (the difference of their log means in the fit the test used, per cent; 0 when none
+    read slower). Set beside `resolves_pct`, it tells a near-tie (the survivors read well
+    within what the cap resolves) from a gap the cap was too coarse to call. A table's medians
+    may read otherwise: a few samples a burst of load slowed move a median ratio and a mean of
+    paired log ratios differently."""
 
 
 def resolution(
@@ -61,9 +68,10 @@ def resolution(
     level = (1.0 - rule.confidence) / max(looks, 1) / len(others)
     margin = math.log1p(rule.margin_pct / 100.0)
     rounds = max(fitted.n.values())
-    widest, needed = 0.0, rounds if margin > 0 else None
+    widest, read, needed = 0.0, 0.0, rounds if margin > 0 else None
     for i in others:
-        _, se, df = contrast(fitted, i, leader)
+        diff, se, df = contrast(fitted, i, leader)
+        read = max(read, diff)
         at = level / rule.family if i == protected else level
         n = len(fitted.logs[i]) if fitted.blocked else 0
         if n and 0.5**n < at / 2:
@@ -71,7 +79,11 @@ def resolution(
         widest = max(widest, student_t.isf(at, df) * se)
         if needed is not None:
             needed = max(needed, _rounds_for(margin, se, df, at, rounds))
-    return Resolution(resolves_pct=100.0 * math.expm1(widest), rounds_for_margin=needed)
+    return Resolution(
+        resolves_pct=100.0 * math.expm1(widest),
+        rounds_for_margin=needed,
+        read_pct=100.0 * math.expm1(read),
+    )
 
 
 def _rounds_for(margin: float, se: float, df: float, level: float, rounds: int) -> int:

@@ -68,6 +68,11 @@ def test_decided_lines() -> None:
     assert bench_line(BenchResult(bench="m", per_case_best=(resolved, cap))) == (
         "m: case winners: 2 cap (the caps resolve gaps over 4.9 %)"
     )
+    read = replace(resolved, decided=replace(resolved.decided, read_pct=0.62))
+    assert case_lines(BenchResult(bench="m", per_case_best=(read,))) == [
+        "  case 2 block=16: cap (10 samples, 95%), 1 others unbeaten (the cap resolves gaps over"
+        " 4.9 %; they read within 0.6 % of the best; the margin: ~712 rounds)"
+    ]
 
 
 def _decided_profile(
@@ -181,6 +186,13 @@ def test_a_value_standing_on_a_cap_coarser_than_the_margin_gets_a_note(
     assert [n for n in coarse.notes if "stands on a cap" in n] == [
         "NB_TINY: 16 stands on a cap: case 0 left nb 24, 16 unbeaten, resolving only gaps over"
         " 8.4 % (the margin would take ~900 rounds); a retune may pick another of them"
+    ]
+    read = choose_header(space, with_verdict(resolves_pct=8.4, rounds_for_margin=900,
+                         read_pct=2.31), {"NB": {"TINY": 16}}, keep_incumbents=True)  # fmt: skip
+    assert [n for n in read.notes if "stands on a cap" in n] == [
+        "NB_TINY: 16 stands on a cap: case 0 left nb 24, 16 unbeaten, resolving only gaps over"
+        " 8.4 % (they read within 2.3 %; the margin would take ~900 rounds); a retune may pick"
+        " another of them"
     ]
     for figures in ({"resolves_pct": 0.8, "rounds_for_margin": 4}, {}):
         fine = choose_header(space, with_verdict(**figures), {"NB": {"TINY": 16}},

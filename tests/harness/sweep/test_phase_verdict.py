@@ -100,7 +100,7 @@ def test_a_raced_phase_keeps_the_incumbent_it_could_not_beat(
     assert line is not None
     assert line.startswith("noisy pre_tune[0] k=3: cap (16 samples, 95%), 1 others unbeaten")
     gap = (phase.score / table[1] - 1) * 100
-    assert line.endswith(f"; kept over k=1, read {gap:.2f} % better, not separated")
+    assert line.endswith(f"; kept over k=1, whose medians read {gap:.2f} % better, not separated")
 
 
 def test_a_winner_some_case_did_not_leave_standing_is_a_cap(

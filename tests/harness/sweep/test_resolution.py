@@ -58,6 +58,25 @@ def test_the_rounds_for_the_margin_resolve_the_margin() -> None:
     assert again is not None and 0.75 < again.resolves_pct < 1.3
 
 
+def test_it_reads_the_gap_on_the_tests_scale() -> None:
+    """``read_pct`` is the widest gap an unbeaten survivor read behind the leader on the fit
+    the test used (the mean of the rounds' paired log ratios), not a ratio of medians: a
+    challenger 3 % slower in every round but two that a burst slowed by 40 % reads about 3 %
+    plus the bursts' share of the mean log, while its median ratio reads 3 %; one that read
+    faster than the leader counts as 0."""
+    leader, even = _pair(12, 0.04, seed=7)
+    slower = [x * 1.03 * (1.4 if i in (3, 8) else 1.0) for i, x in enumerate(even)]
+    rule = RaceRule(cap=12)
+    res = resolution([leader, slower], (0, 1), 0, "min", rule, looks=1)
+    assert res is not None
+    expected = 100 * math.expm1(math.log(1.03) + 2 * math.log(1.4) / 12)
+    assert res.read_pct == pytest.approx(expected, rel=1e-9)
+    assert res.read_pct < res.resolves_pct
+    faster = [x * 0.97 for x in even]
+    ahead = resolution([leader, faster], (0, 1), 0, "min", rule, looks=1)
+    assert ahead is not None and ahead.read_pct == 0.0
+
+
 def test_the_incumbent_and_the_looks_widen_it() -> None:
     """The incumbent is dropped at the level over the family, and a race's error is split over
     its looks: either resolves less than one look at the whole level."""
@@ -105,14 +124,20 @@ def test_the_profile_keeps_it_and_refuses_a_bad_one(tmp_path) -> None:  # type: 
 
     decided = {"decided": "cap", "confidence": 0.95, "samples": 4, "rounds": 4,
                "unbeaten": [{"k": 0}, {"k": 1}], "resolves_pct": 7.25,
-               "rounds_for_margin": 1900}  # fmt: skip
+               "rounds_for_margin": 1900, "read_pct": 3.5}  # fmt: skip
     path = tmp_path / "p.json"
     path.write_text(json.dumps(_doc(decided)))
     verdict = load_profile(path).results["b"].per_case_best[0].decided
-    assert verdict is not None and (verdict.resolves_pct, verdict.rounds_for_margin) == (7.25, 1900)
+    assert verdict is not None
+    assert (verdict.resolves_pct, verdict.rounds_for_margin, verdict.read_pct) == (7.25, 1900, 3.5)
     again = profile_data(load_profile(path))["results"][0]["per_case_best"][0]["decided"]
-    assert (again["resolves_pct"], again["rounds_for_margin"]) == (7.25, 1900)
-    for key, bad, what in (("resolves_pct", -1.0, "0 % or more"),
+    figures = ("resolves_pct", "rounds_for_margin", "read_pct")
+    assert tuple(again[k] for k in figures) == (7.25, 1900, 3.5)
+    older = {k: v for k, v in decided.items() if k != "read_pct"}  # written before the field
+    path.write_text(json.dumps(_doc(older)))
+    verdict = load_profile(path).results["b"].per_case_best[0].decided
+    assert verdict is not None and verdict.read_pct is None
+    for key, bad, what in (("resolves_pct", -1.0, "0 % or more"), ("read_pct", -0.5, "0 % or more"),
                            ("rounds_for_margin", 2.5, "integer")):  # fmt: skip
         path.write_text(json.dumps(_doc({**decided, key: bad})))
         with pytest.raises(ProfileError, match=rf"decided\.{key}.*{what}"):
