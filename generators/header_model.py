@@ -82,6 +82,16 @@ class BucketChoice:
     challenger_gain: Gain | None = None
     """The challenger's gain over the kept incumbent, with its noise."""
 
+    @property
+    def kept_by(self) -> str | None:
+        """Why the profile's winner (`challenger`) gave way: ``"noise"`` (it won within the
+        measured spread: `challenger_gain`), ``"verdict"`` (the race's or confirmation's
+        verdicts, or a pre_tune phase's, left this value standing beside it), None when it did
+        not give way."""
+        if self.challenger is None:
+            return None
+        return "verdict" if self.challenger_gain is None else "noise"
+
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class ConstantChoice:

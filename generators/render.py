@@ -129,10 +129,17 @@ def _constant_view(
     for b in held:
         tail += f" {b.bucket} held at {literal(ctype, b.value)}: {b.held_reason}."
     for b in choice.buckets:
-        if b.challenger is not None and b.challenger_gain is not None and b.origin == "profile":
+        if b.origin != "profile" or b.challenger is None:
+            continue
+        if b.challenger_gain is not None:
             tail += (
                 f" {b.bucket} kept at {literal(ctype, b.value)}: within noise (the profile's "
                 f"winner {literal(ctype, b.challenger)} gains {_percent(b.challenger_gain)})."
+            )
+        else:
+            tail += (
+                f" {b.bucket} at {literal(ctype, b.value)}: not separated from the profile's "
+                f"winner {literal(ctype, b.challenger)} (the verdicts left it unbeaten)."
             )
     tail += f" Override: {env}, {_range_text(ctype)}."
     comment += _wrap(tail)

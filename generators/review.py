@@ -106,7 +106,9 @@ class Change:
 
 @dataclass(frozen=True, kw_only=True, slots=True)
 class Kept:
-    """An unchanged value whose challenger won, but not beyond the measured noise."""
+    """An unchanged value whose challenger, the profile's winner, gave way to it: within the
+    measured noise (``how`` "noise", with its gain), or left unbeaten beside it by the race's
+    or confirmation's verdicts (``how`` "verdict")."""
 
     constant: str
     bucket: str
@@ -115,6 +117,7 @@ class Kept:
     challenger: Value
     gain: float | None
     noise: float | None
+    how: str = "noise"
 
 
 @dataclass(frozen=True, kw_only=True, slots=True)
@@ -359,7 +362,7 @@ def review_header(
 def _challengers(
     space: Space, profile: Profile, header: ParsedHeader
 ) -> dict[tuple[str, str], BucketChoice]:
-    """The buckets where generate keeps the checked-in value over a challenger within noise."""
+    """The buckets where the profile's winner gave way (within noise, or to the verdicts)."""
     try:
         model = choose_header(
             space, profile, incumbents_from_header(space, header), keep_incumbents=True
@@ -385,4 +388,5 @@ def _kept(constant: str, bucket: str, choice: BucketChoice) -> Kept:
         challenger=choice.challenger,
         gain=None if gain is None else gain.gain,
         noise=None if gain is None else gain.noise,
+        how=choice.kept_by or "noise",
     )

@@ -18,6 +18,12 @@ from benchspace.harness.values import Value
 
 KEPT = "kept: within noise"
 """How reports say that an incumbent was kept over a challenger that won within noise."""
+KEPT_BY_VERDICT = "kept: not separated"
+"""How reports say that an incumbent was kept because the verdicts left it unbeaten."""
+
+
+def _reason(kept: Kept) -> str:
+    return KEPT_BY_VERDICT if kept.how == "verdict" else KEPT
 
 
 def review_document(review: Review) -> dict[str, Any]:
@@ -33,7 +39,7 @@ def review_document(review: Review) -> dict[str, Any]:
         "space_sha256": review.space_sha256,
         "unchanged": review.unchanged,
         "changes": [_change_entry(c) for c in review.changes],
-        "kept": [{**dataclasses.asdict(k), "reason": KEPT} for k in review.kept],
+        "kept": [{**dataclasses.asdict(k), "reason": _reason(k)} for k in review.kept],
     }
 
 
@@ -117,6 +123,11 @@ def _source(change: Change) -> str:
 
 def _kept_line(kept: Kept, *, code: bool = False) -> str:
     name = f"`{kept.name}`" if code else kept.name
+    if kept.how == "verdict":
+        return (
+            f"{name}: {_show(kept.value)} {KEPT_BY_VERDICT} (the profile's winner "
+            f"{_show(kept.challenger)}; the verdicts left {_show(kept.value)} unbeaten)"
+        )
     return (
         f"{name}: {_show(kept.value)} {KEPT} (the profile's winner {_show(kept.challenger)}: "
         f"gain {_percent(kept.gain, True)}, noise {_percent(kept.noise, False)})"
@@ -126,11 +137,18 @@ def _kept_line(kept: Kept, *, code: bool = False) -> str:
 def _header_lines(review: Review) -> list[str]:
     changed = len(review.changes)
     total = changed + review.unchanged
+    noise = sum(k.how != "verdict" for k in review.kept)
+    verdict = len(review.kept) - noise
     kept = (
-        f" {len(review.kept)} unchanged values were kept because their challenger won within noise."
-        if review.kept
+        f" {noise} unchanged values were kept because their challenger won within noise."
+        if noise
         else ""
     )
+    if verdict:
+        kept += (
+            f" {verdict} unchanged values were kept because the verdicts left them unbeaten "
+            "beside their challenger."
+        )
     return [
         f"Generated `{review.generated}` against `{review.header}`; evidence from profile "
         f"`{review.profile}` (`{review.profile_sha256[:12]}`), space `{review.space}` "

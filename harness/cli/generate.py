@@ -125,13 +125,16 @@ def run(args: argparse.Namespace) -> int:
     write_header(out, generated.text)
     origins = [b.origin for c in generated.model.constants for b in c.buckets]
     held = f", {origins.count('held')} held after confirm" if "held" in origins else ""
-    kept = sum(
-        b.challenger is not None and b.origin == "profile"
-        for c in generated.model.constants
-        for b in c.buckets
-    )
-    if kept:
-        held += f"; {kept} incumbents kept: the profile's winner won within noise"
+    gave_way = [b for c in generated.model.constants for b in c.buckets if b.origin == "profile"]
+    by_noise = sum(b.kept_by == "noise" for b in gave_way)
+    by_verdict = sum(b.kept_by == "verdict" and b.value == b.incumbent for b in gave_way)
+    tied = sum(b.kept_by == "verdict" and b.value != b.incumbent for b in gave_way)
+    if by_noise:
+        held += f"; {by_noise} incumbents kept: the profile's winner won within noise"
+    if by_verdict:
+        held += f"; {by_verdict} incumbents kept: the verdicts left them unbeaten"
+    if tied:
+        held += f"; {tied} values the first of a tie, not the profile's winner"
     print(
         f"wrote {out}: {len(generated.model.constants)} constants, {len(origins)} values "
         f"({origins.count('profile')} from the profile, {origins.count('fallback')} fallback, "

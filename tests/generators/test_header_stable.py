@@ -155,6 +155,7 @@ def test_review_says_kept_within_noise_in_every_format(make_space: SpaceMaker) -
             "challenger": 16,
             "constant": "NB",
             "gain": pytest.approx(1 / 0.97 - 1),
+            "how": "noise",
             "name": "NB_TINY",
             "noise": pytest.approx(NOISE),
             "reason": "kept: within noise",

@@ -3,20 +3,30 @@ decided lines review and compare print."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
+import pytest
 from header_helpers import profile_of
 
 from benchspace.generators.header_model import choose_header
+from benchspace.generators.render import Provenance, render_header
 from benchspace.generators.ties import settled, tie_keeps
+from benchspace.harness.cli import main
 from benchspace.harness.plan import Config, make_config
 from benchspace.harness.profiles.decided_format import bench_line, case_lines
 from benchspace.harness.profiles.model import BenchResult, MeasurementRow, TopEntry, Verdict
+from benchspace.harness.profiles.write import profile_data
 from benchspace.harness.spaces.model import Case, Space
 from benchspace.harness.sweep.incumbents import settled_combo
 from benchspace.harness.sweep.race import CaseDecision
+
+PROVENANCE = Provenance(
+    benchspace_version="0", profile_sha256="f" * 64, space_path="s.json", space_sha256="e" * 64
+)
 
 
 def _best(case: int, block: int, decided: str, tied: tuple[int, ...] = ()) -> MeasurementRow:
@@ -198,3 +208,41 @@ def test_a_value_standing_on_a_cap_coarser_than_the_margin_gets_a_note(
         fine = choose_header(space, with_verdict(**figures), {"NB": {"TINY": 16}},
                              keep_incumbents=True)  # fmt: skip
         assert not [n for n in fine.notes if "stands on a cap" in n]
+
+
+def test_an_incumbent_the_verdicts_kept_is_reported_as_such(
+    make_space: Callable[..., Space], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """generate's summary, the header's comment and review (text, Markdown, JSON) say that
+    16 was kept because the verdicts left it unbeaten beside the profile's winner 24 (a cap
+    on a 1 % gap the spread alone would have called), not that 24 won within noise."""
+    space = make_space([SPACE], HEADER)
+    (tmp_path / ".git").mkdir()
+    header = tmp_path / "include" / "x" / "tuning.hh"
+    header.parent.mkdir(parents=True)
+    header.write_text(render_header(choose_header(space, _decided_profile(True, "separated", (
+        ))[0], {}, keep_incumbents=False), PROVENANCE).replace("= 24;", "= 16;"))  # fmt: skip
+    profile, _ = _decided_profile(True, "cap", (24, 16))
+    path = tmp_path / "p.json"
+    path.write_text(json.dumps(profile_data(profile)))
+    out = tmp_path / "h.hh"
+    assert main(["generate", "--profile", str(path), "--space", str(space.path),
+                 "--out", str(out)]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "1 incumbents kept: the verdicts left them unbeaten" in said
+    assert "within noise" not in said
+    assert "NB_TINY = 16;" in out.read_text()
+    prose = " ".join(out.read_text().replace("//", " ").split())
+    assert "TINY at 16: not separated from the profile's winner 24 (the verdicts left it" in prose
+    kept = "16 kept: not separated (the profile's winner 24; the verdicts left 16 unbeaten)"
+    review = ["review", "--generated", str(out), "--profile", str(path), "--space",
+              str(space.path)]  # fmt: skip
+    for fmt, line in (("text", f"NB_TINY: {kept}"), ("md", f"- `NB_TINY`: {kept}")):
+        assert main([*review, "--format", fmt]) == 0
+        text = capsys.readouterr().out
+        assert line in text.splitlines()
+        assert "1 unchanged values were kept because the verdicts left them unbeaten" in text
+    assert main([*review, "--format", "json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["kept"]
+    assert (entry["how"], entry["reason"], entry["challenger"]) == (
+        "verdict", "kept: not separated", 24)  # fmt: skip
