@@ -134,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     if by_verdict:
         held += f"; {by_verdict} incumbents kept: the verdicts left them unbeaten"
     if tied:
-        held += f"; {tied} values the first of a tie, not the profile's winner"
+        held += f"; {tied} values the smallest of a tie, not the profile's winner"
     print(
         f"wrote {out}: {len(generated.model.constants)} constants, {len(origins)} values "
         f"({origins.count('profile')} from the profile, {origins.count('fallback')} fallback, "

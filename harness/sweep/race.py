@@ -116,6 +116,8 @@ def race_tasks(
     attempts = {c: [0] * len(ts) for c, ts in by_case.items()}
     alive = {c: tuple(range(len(ts))) for c, ts in by_case.items()}
     states: dict[int, CaseState] = {}
+    basis: dict[int, tuple[tuple[int, ...], Pool | None]] = {}
+    """Per case decided by its own look: what that look fitted, and the pool it took in."""
     made: list[Measurement] = []
     mine = {
         c: next((i for i, t in enumerate(ts) if incumbent(t)), None) if incumbent else None
@@ -149,7 +151,7 @@ def race_tasks(
             if at is not None and m.ok and m.value is not None:
                 samples[m.case_index][at][m.repeat] = m.value
         if drop and cross_case:
-            _cross_look(by_case, samples, alive, states, direction, rule, rounds, mine)
+            _cross_look(by_case, samples, alive, states, direction, rule, rounds, mine, basis)
         pools = _pools(samples, alive, [c for c in by_case if c not in states], direction)
         for c in by_case:
             if c in states:
@@ -159,9 +161,10 @@ def race_tasks(
                     samples[c], alive[c], direction, rule, rounds, pool=pools.get(c),
                     protected=mine[c],
                 )  # fmt: skip
-                alive[c] = state.alive
                 if state.decided is not None:
                     states[c] = state
+                    basis[c] = (alive[c], pools.get(c))
+                alive[c] = state.alive
             if c not in states and not more(c):
                 kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
                 states[c] = final_state(kept, direction, rule, mine[c])
@@ -169,7 +172,9 @@ def race_tasks(
     for c, ts in by_case.items():
         state = states.get(c) or final_state(samples[c], direction, rule, mine[c])
         looks = rule.looks if drop else 1
-        decisions[c] = _decision(state, ts, samples[c], rule, direction, looks, mine[c])
+        decisions[c] = _decision(
+            state, ts, samples[c], rule, direction, looks, mine[c], *basis.get(c, ((), None))
+        )
     return made, decisions
 
 
@@ -199,11 +204,13 @@ def _cross_look(
     rule: RaceRule,
     rounds: int,
     mine: Mapping[int, int | None],
+    basis: dict[int, tuple[tuple[int, ...], Pool | None]],
 ) -> None:
     """One look of a cross-case race: a configuration dropped in one case leaves them all."""
     open_cases = [c for c in by_case if c not in states]
     if not open_cases:
         return
+    live = {c: alive[c] for c in open_cases}
     configs = {c: [t.config for t in by_case[c]] for c in open_cases}
     looks = {
         c: look(samples[c], alive[c], direction, rule, rounds, protected=mine[c])
@@ -228,6 +235,7 @@ def _cross_look(
         kept = [s if i in alive[c] else {} for i, s in enumerate(samples[c])]
         leader = final_state(kept, direction, rule, mine[c]).leader
         states[c] = CaseState(alive=alive[c], leader=leader, decided=decided, rounds=rounds)
+        basis[c] = (live[c], None)
 
 
 def _best_scored(
@@ -254,11 +262,18 @@ def _decision(
     direction: str,
     looks: int,
     protected: int | None = None,
+    over: Sequence[int] = (),
+    pool: Pool | None = None,
 ) -> CaseDecision:
     """The case's decision; `looks` the error was split over (``rule.looks`` for a race, 1 for
-    one look at the end), for the resolution of a ``cap``."""
+    one look at the end), and what the deciding look fitted (`over`, `pool`), for the
+    resolution of a ``cap``."""
     leader = state.leader
     unbeaten = state.decided == "cap" and state.judged and len(state.alive) > 1
+    resolved = None
+    if unbeaten:
+        resolved = resolution(samples, state.alive, leader, direction, rule, looks=looks,
+                              protected=protected, over=over, pool=pool)  # fmt: skip
     return CaseDecision(
         decided=state.decided or "cap",
         confidence=rule.confidence,
@@ -267,13 +282,7 @@ def _decision(
         winner=None if leader is None else tasks[leader].config,
         tied=tuple(tasks[i].config for i in state.alive) if state.decided == "tie" else (),
         unbeaten=tuple(tasks[i].config for i in state.alive) if unbeaten else (),
-        resolution=(
-            resolution(
-                samples, state.alive, leader, direction, rule, looks=looks, protected=protected
-            )
-            if unbeaten
-            else None
-        ),
+        resolution=resolved,
     )
 
 

@@ -10,7 +10,10 @@ survivor). The figures follow the drops' t-test (harness/sweep/decide.py, ``_bea
 comparison of a survivor with the leader at the look's level, halved where the signed-rank
 test shares it, one over ``rule.family`` for the incumbent. The signed-rank test may drop a
 survivor on skewed noise sooner than this says; the figure is the t-test's. The noise is the
-case's own (a race pools the bench's cases into a case's fit only where that widens it).
+one the last look judged by: a race's look fits every configuration live at it (those it then
+dropped too) and pools the bench's other open cases into the fit where that widens it, and
+the figure is computed on that fit (`over`, `pool`), so that no unbeaten survivor reads a gap
+wider than what the cap is said to resolve.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 
 from benchspace.harness.abtest import student_t
-from benchspace.harness.sweep.decide import RaceRule, Samples, contrast, fit
+from benchspace.harness.sweep.decide import Pool, RaceRule, Samples, contrast, fit
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -53,18 +56,25 @@ def resolution(
     *,
     looks: int,
     protected: int | None = None,
+    over: Sequence[int] = (),
+    pool: Pool | None = None,
 ) -> Resolution | None:
     """The resolution of a case's last look, over the survivors `alive` and their `leader`
     (None when there is nothing to compare or no noise estimate). `looks`: how many looks the
-    error was split over (``rule.looks`` for a race, 1 for a fixed sweep's one look)."""
+    error was split over (``rule.looks`` for a race, 1 for a fixed sweep's one look); `over`:
+    the configurations the last look fitted (default: the survivors), `pool`: the other
+    cases' noise it pooled in."""
     if leader is None or not samples[leader]:
         return None
     others = [i for i in alive if i != leader and samples[i]]
     if not others:
         return None
-    fitted = fit({i: samples[i] for i in (leader, *others)}, direction)
+    fitted_ = {i for i in over if samples[i]} | {leader, *others}
+    fitted = fit({i: samples[i] for i in sorted(fitted_)}, direction)
     if fitted is None:
         return None
+    if pool is not None:
+        fitted = pool.into(fitted)
     level = (1.0 - rule.confidence) / max(looks, 1) / len(others)
     margin = math.log1p(rule.margin_pct / 100.0)
     rounds = max(fitted.n.values())

@@ -246,3 +246,12 @@ def test_an_incumbent_the_verdicts_kept_is_reported_as_such(
     (entry,) = json.loads(capsys.readouterr().out)["kept"]
     assert (entry["how"], entry["reason"], entry["challenger"]) == (
         "verdict", "kept: not separated", 24)  # fmt: skip
+    # A tie without the incumbent (8) takes its smallest value, 16, over the winner 24.
+    header.write_text(header.read_text().replace("= 16;", "= 8;"))
+    tied, _ = _decided_profile(True, "tie", (24, 16))
+    path.write_text(json.dumps(profile_data(tied)))
+    assert main(["generate", "--profile", str(path), "--space", str(space.path),
+                 "--out", str(out)]) == 0  # fmt: skip
+    said = capsys.readouterr().out
+    assert "1 values the smallest of a tie, not the profile's winner" in said
+    assert "incumbents kept" not in said and "NB_TINY = 16;" in out.read_text()

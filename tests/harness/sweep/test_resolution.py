@@ -6,10 +6,13 @@ from __future__ import annotations
 import json
 import math
 import random
+from collections.abc import Sequence
 
 import pytest
+from sample_measurement import measured
 
 from benchspace.harness.errors import ProfileError
+from benchspace.harness.measurement import Measurement
 from benchspace.harness.plan import Task, make_config
 from benchspace.harness.sweep.decide import RaceRule, final_state
 from benchspace.harness.sweep.race import decide_rows, race_tasks
@@ -142,3 +145,32 @@ def test_the_profile_keeps_it_and_refuses_a_bad_one(tmp_path) -> None:  # type: 
         path.write_text(json.dumps(_doc({**decided, key: bad})))
         with pytest.raises(ProfileError, match=rf"decided\.{key}.*{what}"):
             load_profile(path)
+
+
+def test_a_race_states_what_its_last_look_could_resolve() -> None:
+    """A race's look pools the bench's other open cases into a case's fit where that widens
+    it: the cap's resolution is computed on the fit that look judged by, so no unbeaten
+    survivor reads a gap wider than the cap is said to resolve (case 0: a 2 % gap at 0.3 %
+    noise, left unbeaten because case 1's 8 % noise was pooled in; on case 0's own noise it
+    would have resolved well under 2 %)."""
+    means = {(0, 0): 100.0, (0, 1): 102.0, (1, 0): 100.0, (1, 1): 100.0}
+    noise = {0: 0.003, 1: 0.08}
+    rng = random.Random(11)
+
+    def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
+        return [
+            measured(task, repeat, means[task.case_index, dict(task.config)["k"]]
+                     * (1 + rng.gauss(0, noise[task.case_index])))
+            for task, repeat in jobs
+        ]  # fmt: skip
+
+    tasks = [Task(bench="b", case_index=c, phase="main", config=make_config({"k": k}))
+             for c in (0, 1) for k in (0, 1)]  # fmt: skip
+    made, decisions = race_tasks(tasks, measure, "min", RaceRule(cap=6))
+    d = decisions[0]
+    assert d.decided == "cap" and d.resolution is not None
+    assert 1.0 < d.resolution.read_pct < d.resolution.resolves_pct
+    alone = [{m.repeat: m.value for m in made if m.case_index == 0 and m.params["k"] == k
+              and m.value is not None} for k in (0, 1)]  # fmt: skip
+    own = resolution(alone, (0, 1), 0, "min", RaceRule(cap=6), looks=RaceRule(cap=6).looks)
+    assert own is not None and own.resolves_pct < d.resolution.read_pct  # not what was judged
