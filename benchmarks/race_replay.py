@@ -7,9 +7,10 @@ measurement that answers each (configuration, round) from the store instead of r
 benchmark, and prints per bench and phase the invocations the race would have made beside the
 fixed sweep's, each case's verdict, and whether its winner is the fixed sweep's (else how far
 behind it reads on the fixed sweep's own medians, which chose that winner and so overstate
-the gap). A live race differs in one way: its rounds measure only the survivors, so what a
-round shares (the machine's load) is not the fixed sweep's; the decisions are otherwise the
-ones ``tune --race`` takes on these samples.
+the gap); for a ``cap``, what it resolves and the widest gap an unbeaten configuration read
+(harness/sweep/resolution.py). A live race differs in one way: its rounds measure only the
+survivors, so what a round shares (the machine's load) is not the fixed sweep's; the decisions
+are otherwise the ones ``tune --race`` takes on these samples.
 
     benchspace tune --space spaces/demo.json --build-dir build --repeats 10 \\
         --store /tmp/fixed.sqlite --out /tmp/fixed.json
@@ -37,6 +38,9 @@ from benchspace.harness.sweep.decide import RaceRule  # noqa: E402
 from benchspace.harness.sweep.race import race_tasks  # noqa: E402
 
 Recorded = dict[tuple[int, Config], dict[int, float]]
+CAPS: list[bool] = []
+"""Per ``cap`` that left others unbeaten: whether an unbeaten one read a gap wider than what the
+cap is said to resolve (harness/sweep/resolution.py; never, when the figure is right)."""
 
 
 def read_store(path: Path) -> dict[tuple[str, str], Recorded]:
@@ -102,10 +106,18 @@ def replay(
         else:
             gap = 100.0 * sign * (medians[won] - medians[best]) / abs(medians[best])
             verdict = f"{_name(won)}, {gap:+.2f} % behind {_name(best)} on the fixed medians"
+        res = decision.resolution
+        gaps = (
+            ""
+            if res is None
+            else f" (resolves {res.resolves_pct:.1f} %, read {res.read_pct:.1f} %)"
+        )
         lines.append(
             f"  case {case}: {decision.decided} after {decision.rounds} rounds, "
-            f"{decision.samples} samples: {verdict}"
+            f"{decision.samples} samples{gaps}: {verdict}"
         )
+        if res is not None:
+            CAPS.append(res.read_pct > res.resolves_pct)
     return asked, fixed, lines
 
 
@@ -135,6 +147,8 @@ def main() -> int:
         print("\n".join(lines))
         asked, total = asked + done, total + of
     print(f"all: race {asked} of {total} invocations ({asked / total:.0%})")
+    print(f"caps with others unbeaten: {len(CAPS)}; reading a gap wider than they resolve: "
+          f"{sum(CAPS)}")  # fmt: skip
     return 0
 
 

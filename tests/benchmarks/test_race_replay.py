@@ -72,3 +72,11 @@ def test_the_replay_of_a_fixed_sweep_is_the_live_race(
                          re.M)  # fmt: skip
         assert line is not None, done.stdout
         assert (line[1], int(line[2])) == (decided["decided"], decided["samples"])
+        if "resolves_pct" in decided:  # a cap: the replay states what the live race recorded
+            gaps = re.search(rf"^  case {case}: cap .*\(resolves ([\d.]+) %, read ([\d.]+) %\)",
+                             done.stdout, re.M)  # fmt: skip
+            assert gaps is not None, done.stdout
+            assert (gaps[1], gaps[2]) == (
+                f"{decided['resolves_pct']:.1f}", f"{decided['read_pct']:.1f}")  # fmt: skip
+    assert "reading a gap wider than they resolve: 0" in done.stdout
+    assert any("resolves_pct" in best["decided"] for best in raced)  # k = 0, 1: 1.5 % apart
