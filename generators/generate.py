@@ -81,3 +81,20 @@ def generate_header(
         model = apply_holds(model, holds)
     text = render_header(model, provenance)
     return GeneratedHeader(text=text, model=model, notes=(*notes, *model.notes))
+
+
+def gave_way(model: HeaderModel) -> str:
+    """Where the profile's winner gave way, for generate's summary line: "; N incumbents kept:
+    ..." per reason (empty when it never did)."""
+    chosen = [b for c in model.constants for b in c.buckets if b.origin == "profile"]
+    by_noise = sum(b.kept_by == "noise" for b in chosen)
+    by_verdict = sum(b.kept_by == "verdict" and b.value == b.incumbent for b in chosen)
+    tied = sum(b.kept_by == "verdict" and b.value != b.incumbent for b in chosen)
+    out = ""
+    if by_noise:
+        out += f"; {by_noise} incumbents kept: the profile's winner won within noise"
+    if by_verdict:
+        out += f"; {by_verdict} incumbents kept: the verdicts left them unbeaten"
+    if tied:
+        out += f"; {tied} values the smallest of a tie, not the profile's winner"
+    return out

@@ -84,10 +84,7 @@ class BucketChoice:
 
     @property
     def kept_by(self) -> str | None:
-        """Why the profile's winner (`challenger`) gave way: ``"noise"`` (it won within the
-        measured spread: `challenger_gain`), ``"verdict"`` (the race's or confirmation's
-        verdicts, or a pre_tune phase's, left this value standing beside it), None when it did
-        not give way."""
+        """Why the profile's winner gave way: "noise" (`challenger_gain`), "verdict", or None."""
         if self.challenger is None:
             return None
         return "verdict" if self.challenger_gain is None else "noise"

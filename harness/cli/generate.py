@@ -26,6 +26,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from benchspace.generators.generate import gave_way
 from benchspace.generators.header_io import write_header
 from benchspace.generators.session import open_session, read_holds
 from benchspace.harness.errors import BenchspaceError, HeaderError
@@ -125,16 +126,7 @@ def run(args: argparse.Namespace) -> int:
     write_header(out, generated.text)
     origins = [b.origin for c in generated.model.constants for b in c.buckets]
     held = f", {origins.count('held')} held after confirm" if "held" in origins else ""
-    gave_way = [b for c in generated.model.constants for b in c.buckets if b.origin == "profile"]
-    by_noise = sum(b.kept_by == "noise" for b in gave_way)
-    by_verdict = sum(b.kept_by == "verdict" and b.value == b.incumbent for b in gave_way)
-    tied = sum(b.kept_by == "verdict" and b.value != b.incumbent for b in gave_way)
-    if by_noise:
-        held += f"; {by_noise} incumbents kept: the profile's winner won within noise"
-    if by_verdict:
-        held += f"; {by_verdict} incumbents kept: the verdicts left them unbeaten"
-    if tied:
-        held += f"; {tied} values the smallest of a tie, not the profile's winner"
+    held += gave_way(generated.model)
     print(
         f"wrote {out}: {len(generated.model.constants)} constants, {len(origins)} values "
         f"({origins.count('profile')} from the profile, {origins.count('fallback')} fallback, "
