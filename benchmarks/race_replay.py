@@ -38,9 +38,6 @@ from benchspace.harness.sweep.decide import RaceRule  # noqa: E402
 from benchspace.harness.sweep.race import race_tasks  # noqa: E402
 
 Recorded = dict[tuple[int, Config], dict[int, float]]
-CAPS: list[bool] = []
-"""Per ``cap`` that left others unbeaten: whether an unbeaten one read a gap wider than what the
-cap is said to resolve (harness/sweep/resolution.py; never, when the figure is right)."""
 
 
 def read_store(path: Path) -> dict[tuple[str, str], Recorded]:
@@ -60,10 +57,13 @@ def read_store(path: Path) -> dict[tuple[str, str], Recorded]:
 
 def replay(
     recorded: Recorded, bench: str, phase: str, direction: str, rule: RaceRule
-) -> tuple[int, int, list[str]]:
-    """The race on these samples: its invocations, the fixed sweep's, and lines to print."""
+) -> tuple[int, int, list[str], list[bool]]:
+    """The race on these samples: its invocations, the fixed sweep's, lines to print, and per
+    ``cap`` that left others unbeaten whether an unbeaten one read a gap wider than what the cap
+    is said to resolve (harness/sweep/resolution.py; never, when the figure is right)."""
     tasks = [Task(bench=bench, case_index=c, phase=phase, config=k) for c, k in recorded]
     asked = 0
+    wider: list[bool] = []
 
     def measure(jobs: Sequence[tuple[Task, int]]) -> list[Measurement]:
         nonlocal asked
@@ -117,8 +117,8 @@ def replay(
             f"{decision.samples} samples{gaps}: {verdict}"
         )
         if res is not None:
-            CAPS.append(res.read_pct > res.resolves_pct)
-    return asked, fixed, lines
+            wider.append(res.read_pct > res.resolves_pct)
+    return asked, fixed, lines, wider
 
 
 def _name(config: Config) -> str:
@@ -137,18 +137,20 @@ def main() -> int:
     directions = {b.name: b.direction for b in space.benches}
     recorded = read_store(args.store)
     total = asked = 0
+    wider: list[bool] = []
     for (bench, phase), samples in recorded.items():
         cap = max(max(v) + 1 for v in samples.values())
         rule = RaceRule(
             min_repeats=args.min_repeats, cap=cap, margin_pct=args.margin,
             confidence=args.confidence,
         )  # fmt: skip
-        done, of, lines = replay(samples, bench, phase, directions[bench], rule)
+        done, of, lines, caps = replay(samples, bench, phase, directions[bench], rule)
         print("\n".join(lines))
+        wider += caps
         asked, total = asked + done, total + of
     print(f"all: race {asked} of {total} invocations ({asked / total:.0%})")
-    print(f"caps with others unbeaten: {len(CAPS)}; reading a gap wider than they resolve: "
-          f"{sum(CAPS)}")  # fmt: skip
+    print(f"caps with others unbeaten: {len(wider)}; reading a gap wider than they resolve: "
+          f"{sum(wider)}")  # fmt: skip
     return 0
 
 
