@@ -13,6 +13,7 @@ from benchspace.harness.cli.race_args import add_race_arguments, race_options
 from benchspace.harness.execute.gpus import RETIRE_AFTER
 from benchspace.harness.execute.invoke import DEFAULT_BACKEND, DEFAULT_DTYPE
 from benchspace.harness.plan import Sampler
+from benchspace.harness.profiles.decided_format import bench_line, phase_line
 from benchspace.harness.profiles.model import Profile
 from benchspace.harness.project_paths import add_root_arguments
 from benchspace.harness.spaces.model import Bench, Case, Space
@@ -337,6 +338,11 @@ def _summary(
         best = result.best
         shown = dict(best.params) if best else "(no combo covers every case; see per_case_best)"
         print(f"{result.bench}: best {shown}")
+        # How --race / --confirm decided the winners (nothing for a plain sweep).
+        decided = [bench_line(result), *(phase_line(result.bench, p) for p in result.pre_tune)]
+        for line in decided:
+            if line is not None:
+                print(f"  decided: {line.removeprefix(f'{result.bench}:').strip()}")
         for failure in result.failures:
             print(
                 f"  {failure.status}: case {failure.case_index} "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -56,7 +57,8 @@ def test_race_decides_and_records(
     build, spec, space = _setup(tmp_path, installer, write_space)
     out, log = tmp_path / "race.json", tmp_path / "race.log"
     env = _env(spec, tmp_path / "state", log)
-    subprocess.run(_argv(space, build, out, "--race", "--repeats", "10"), env=env, check=True)
+    first = subprocess.run(_argv(space, build, out, "--race", "--repeats", "10"), env=env,
+                           check=True, capture_output=True, text=True)  # fmt: skip
     assert _lines(log) < 0.6 * 2 * 6 * 10
     result = json.loads(out.read_text())["results"][0]
     for best in result["per_case_best"]:
@@ -64,6 +66,10 @@ def test_race_decides_and_records(
         assert best["decided"]["decided"] in ("separated", "tie", "cap")
         assert best["decided"]["samples"] == best["n"] >= 2
     assert result["best"]["decided"]["decided"] in ("separated", "tie", "cap")
+    # tune says how the winners were decided, as review does.
+    said = [line for line in first.stdout.splitlines() if "case winners:" in line]
+    counts = re.findall(r"(\d+) (separated|tie|cap)", said[0])
+    assert len(said) == 1 and sum(int(n) for n, _ in counts) == 2, first.stdout
     # Every sample is kept: the far configurations have their 2 (--min-repeats), the
     # profile shows them.
     far = [m for m in result["measurements"] if m["params"]["k"] == 5]
