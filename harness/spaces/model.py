@@ -350,20 +350,26 @@ def bench_invocations(bench: Bench) -> int:
     only the names it tunes (pre-tuned names are resolved before), so it runs the product of
     its own grid sizes; a sampled parameter contributes at most its budget per case.
     """
-    total = sum(
-        math.prod(len(grid) for grid in phase.params.values()) * len(phase.cases)
-        for phase in bench.pre_tune
-    )
+    total = sum(phase_combos(phase) * len(phase.cases) for phase in bench.pre_tune)
+    return total + sum(case_combos(bench, case) for case in bench.cases)
+
+
+def phase_combos(phase: PreTunePhase) -> int:
+    """Combinations a pre_tune phase runs on each of its cases."""
+    return math.prod(len(grid) for grid in phase.params.values())
+
+
+def case_combos(bench: Bench, case: Case) -> int:
+    """Configurations the main sweep runs on `case` (pre-tuned names resolved before; a
+    sampled parameter at most its budget)."""
     pre_tuned = set(bench.pre_tune_params())
-    for case in bench.cases:
-        combos = 1
-        for name, grid in case.tune.items():
-            size = 1 if name in pre_tuned else len(grid)
-            if bench.sample is not None and name == bench.sample.param:
-                size = min(size, bench.sample.budget)
-            combos *= size
-        total += combos
-    return total
+    combos = 1
+    for name, grid in case.tune.items():
+        size = 1 if name in pre_tuned else len(grid)
+        if bench.sample is not None and name == bench.sample.param:
+            size = min(size, bench.sample.budget)
+        combos *= size
+    return combos
 
 
 def count_invocations(space: Space) -> int:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import platform
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
@@ -35,7 +35,12 @@ from benchspace.harness.provenance import gpu_info
 from benchspace.harness.spaces.inputs import space_inputs
 from benchspace.harness.spaces.load import load_space
 from benchspace.harness.spaces.model import Space
-from benchspace.harness.sweep.budget import BenchBudget, check_budget, plan_budget
+from benchspace.harness.sweep.budget import (
+    BenchBudget,
+    Confirming,
+    check_budget,
+    plan_budget,
+)
 from benchspace.harness.sweep.cache import few_collections
 from benchspace.harness.sweep.from_store import StoreOnly
 from benchspace.harness.sweep.run import TuneOptions, TuneOutcome, tune
@@ -304,6 +309,24 @@ def _sweep_options(request: TuneRequest, space: Space, hooks: TuneHooks) -> Tune
     )
 
 
+def _budgets(
+    request: TuneRequest, space: Space, decisions: Mapping[str, Any]
+) -> tuple[BenchBudget, ...]:
+    """The plan's sizes, with what --race/--stop and --confirm (`decisions`) make of them."""
+    racing, confirm = decisions.get("racing"), decisions.get("confirm")
+    confirming = None
+    if confirm is not None:
+        most = confirm.cap if confirm.cap is not None else confirm.rounds
+        confirming = Confirming(k=confirm.k, most_rounds=most, incumbents=confirm.incumbents)
+    return plan_budget(
+        space,
+        benches=request.benches,
+        repeats=request.repeats,
+        least_repeats=racing.rule.min_repeats if racing is not None else None,
+        confirming=confirming,
+    )
+
+
 def run_tune(request: TuneRequest, hooks: TuneHooks) -> TuneResult:
     """Validate, plan or sweep as `request` asks; the result for the CLI to render."""
     if request.dask and (request.jobs != 1 or request.gpus.strip()):
@@ -319,7 +342,7 @@ def run_tune(request: TuneRequest, hooks: TuneHooks) -> TuneResult:
         return _validate(request, space, problems, hooks)
     if problems:
         raise BenchspaceError(problems[0] if len(problems) == 1 else "; ".join(problems))
-    budgets = plan_budget(space, benches=request.benches, repeats=request.repeats)
+    budgets = _budgets(request, space, hooks.decisions(space))
     if request.plan:
         lines = tuple(variant_plan_lines(space, request.benches))
         return TuneResult(kind="planned", space=request.space, budgets=budgets, plan_lines=lines)

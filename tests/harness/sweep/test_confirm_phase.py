@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
@@ -145,6 +146,36 @@ def test_tune_confirms_a_pre_tune_phase_end_to_end(
     # the evidence generate and sensitivity judge a pre-tuned value on: the re-timed only
     result = load_profile(tmp_path / "p.json").results["noisy"]
     assert {row.params["k"] for row in result.phase_rows} == {1, 2}
+
+
+def test_the_plan_bounds_what_a_raced_confirmed_tune_runs(
+    tmp_path: Path, installer: Callable[..., Path], write_space: Callable[..., Path]
+) -> None:
+    """``tune --plan`` with --race and --confirm: the least and the most the sweep can take
+    (12 configurations, the phase's 4 on 2 cases and 2 per case, at 2 to 6 repeats), and the
+    most the confirmation can add (its cap of 9 rounds: per case the top 2; the phase's top 2
+    on both cases); the tune itself runs within them."""
+    build = tmp_path / "build"
+    installer(build, "noisy", "fake_noisy.py")
+    space = write_space([SPACE])
+    flags = ("--race", "--repeats", "6", "--confirm", "2", "--confirm-rounds", "3")
+    plan = _run(tmp_path, space, build, *flags, "--plan")
+    assert plan.returncode == 0, plan.stderr
+    assert "12 configurations  x 2 to 6 =    24 to 72 invocations, confirmation at most 72" in (
+        plan.stdout
+    )
+    assert "total: 24 to 72 invocations" in plan.stdout
+    assert "the confirmation at most 72 more" in plan.stdout
+    done = _run(tmp_path, space, build, *flags)
+    assert done.returncode == 0, done.stderr
+    with Store(tmp_path / "p.store.sqlite") as store:
+        repeats = [m.repeat for m in store.attempts()]
+    sweep = [r for r in repeats if r < 1_000_000]
+    # The plan counts the phase's runs of the main sweep's configurations twice: each is
+    # measured once and reused ("duplicates inside the sweep").
+    duplicates = int(re.search(r"(\d+) duplicates inside the sweep", done.stdout)[1])  # type: ignore[index]
+    assert len(sweep) + duplicates >= 24 and len(sweep) <= 72
+    assert 0 < len(repeats) - len(sweep) <= 72
 
 
 def test_a_phase_that_fails_everywhere_under_confirm_is_a_failure_not_a_traceback(
