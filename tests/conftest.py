@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -46,3 +46,15 @@ def write_space(tmp_path: Path) -> Callable[..., Path]:
         return path
 
     return write
+
+
+@pytest.fixture
+def cluster() -> Iterator[Any]:
+    """A local Dask cluster: one in-process worker of one thread (``inproc://`` transport:
+    nothing on the network). Tests that take it are marked ``dask_cluster.needs_dask``."""
+    from dask_cluster import distributed
+
+    with distributed.LocalCluster(
+        n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as c:
+        yield c

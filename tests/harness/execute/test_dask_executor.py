@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import platform
 import socket
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dask_cluster import distributed, needs_dask
 
 from benchspace.harness.cli import main
 from benchspace.harness.errors import BenchspaceError
@@ -46,25 +47,6 @@ def test_jobs_or_gpus_with_dask_is_a_usage_error(
     for extra in (["--jobs", "2"], ["--gpus", "0,1"]):
         assert main(["tune", "--space", space, "--dask", "tcp://127.0.0.1:1", *extra]) == 2
         assert "--jobs/--gpus do not apply with --dask" in capsys.readouterr().err
-
-
-try:
-    import distributed
-except ImportError:  # an optional dependency: .[dist]
-    distributed = None
-
-needs_dask = pytest.mark.skipif(distributed is None, reason="needs the 'distributed' package")
-
-
-@pytest.fixture
-def cluster() -> Iterator[Any]:
-    with distributed.LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=False,  # in-process workers, inproc:// transport: nothing on the network
-        dashboard_address=None,
-    ) as c:
-        yield c
 
 
 def _tune(space: Path, build: Path, *extra: str) -> int:

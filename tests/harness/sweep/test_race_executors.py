@@ -14,11 +14,12 @@ import os
 import random
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from dask_cluster import needs_dask
 
 from benchspace.harness.cli import main
 from benchspace.harness.store import Store
@@ -230,25 +231,6 @@ def test_batched_race_runs_each_round_as_processes_over_the_survivors(
     assert "0 invocations run" in again.stdout
     assert len(_lines(log)) == len(runs)
     assert json.loads(out.read_text())["results"][0]["per_case_best"] == result["per_case_best"]
-
-
-try:
-    import distributed
-except ImportError:  # an optional dependency: .[dist]
-    distributed = None
-
-needs_dask = pytest.mark.skipif(distributed is None, reason="needs the 'distributed' package")
-
-
-@pytest.fixture
-def cluster() -> Iterator[Any]:
-    with distributed.LocalCluster(
-        n_workers=1,
-        threads_per_worker=1,
-        processes=False,  # in-process workers, inproc:// transport: nothing on the network
-        dashboard_address=None,
-    ) as c:
-        yield c
 
 
 @needs_dask
