@@ -49,9 +49,14 @@ class BenchBudget:
         return self.configurations * self.repeats
 
     @property
+    def least_per_configuration(self) -> int:
+        """The repeats every configuration takes (a race: min-repeats, at most the cap)."""
+        return min(self.least_repeats or self.repeats, self.repeats)
+
+    @property
     def least_invocations(self) -> int:
         """The least the sweep can take (a race: every configuration at min-repeats)."""
-        return self.configurations * min(self.least_repeats or self.repeats, self.repeats)
+        return self.configurations * self.least_per_configuration
 
 
 @dataclass(frozen=True, kw_only=True)

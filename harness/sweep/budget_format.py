@@ -23,10 +23,10 @@ def render_budget(path: Path, budgets: Sequence[BenchBudget]) -> str:
     lines = [f"plan of {path}:"]
     width = max((len(b.bench) for b in budgets), default=5)
     for b in budgets:
-        least = min(b.least_repeats or b.repeats, b.repeats)
+        repeats = _span(b.least_per_configuration, b.repeats)
         line = (
             f"  {b.bench:<{width}}  {b.cases:>7,} cases  {b.configurations:>11,} configurations"
-            f"  x {_span(least, b.repeats)} = {_span(b.least_invocations, b.invocations):>11}"
+            f"  x {repeats} = {_span(b.least_invocations, b.invocations):>11}"
             " invocations"
         )
         if b.confirm_most:

@@ -20,13 +20,11 @@ from typing import Any
 
 import pytest
 from dask_cluster import needs_dask
+from test_race_cli import MEANS, _argv  # the same fake bench: k = 0 best, k = 1 1.5 % behind
 
 from benchspace.harness.cli import main
 from benchspace.harness.store import Store
 
-MEANS = {f"{c},{k}": 100.0 * (c + 1) * (1.0 + (0.015 if k == 1 else 0.2 * k)) for c in range(2)
-         for k in range(6)}  # fmt: skip
-"""k = 0 is best in both cases, k = 1 is 1.5 % behind, k >= 2 are 40 % and more behind."""
 SD, SEED = 0.01, 3
 SPEC = {"means": MEANS, "sd": SD, "seed": SEED}
 FAR = (2, 3, 4, 5)
@@ -85,11 +83,6 @@ def _setup(
     spec = tmp_path / "spec.json"
     spec.write_text(json.dumps(SPEC))
     return build, spec, write_space([_bench(**extra)])
-
-
-def _argv(space: Path, build: Path, out: Path, *flags: str) -> list[str]:
-    return [sys.executable, "-m", "benchspace.harness.cli", "tune", "--space", str(space),
-            "--build-dir", str(build), "--out", str(out), "--quiet", *flags]  # fmt: skip
 
 
 def _fake_env(spec: Path, state: Path, log: Path) -> dict[str, str]:
